@@ -1,0 +1,300 @@
+package group
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// State is a group's state (§11.2).
+type State uint8
+
+// Group states. PreparingRebalance exists only inside a synchronous
+// rebalance, so callers see Empty or Stable.
+const (
+	Empty State = iota
+	PreparingRebalance
+	Stable
+)
+
+// String returns the spec's lowercase value: "empty", "preparing_rebalance"
+// or "stable".
+func (s State) String() string {
+	switch s {
+	case Empty:
+		return "empty"
+	case PreparingRebalance:
+		return "preparing_rebalance"
+	case Stable:
+		return "stable"
+	}
+	return "unknown"
+}
+
+// KafkaName returns the name kafka-consumer-groups prints: "Empty",
+// "PreparingRebalance" or "Stable".
+func (s State) KafkaName() string {
+	switch s {
+	case Empty:
+		return "Empty"
+	case PreparingRebalance:
+		return "PreparingRebalance"
+	case Stable:
+		return "Stable"
+	}
+	return "Unknown"
+}
+
+// Topics reports the cluster's topics and their partition counts. The
+// coordinator calls it on every rebalance and join, so new topics and
+// partitions are picked up at the next membership change (creating a topic
+// does not rebalance by itself).
+type Topics func() map[string]int32
+
+// JoinResult is what a member learns from join or assignment: the group's
+// generation and the member's partitions, sorted by topic then partition.
+type JoinResult struct {
+	Generation int32
+	Assignment []topic.Partition
+}
+
+// Expired names a member removed by session expiry.
+type Expired struct {
+	Group  string
+	Member string
+}
+
+type member struct {
+	subscriptions []string // sorted, unique
+	deadlineMs    int64
+}
+
+type groupState struct {
+	generation int32
+	state      State
+	members    map[string]*member
+	assignment map[string][]topic.Partition
+}
+
+// Coordinator is the group coordinator (§11.2). Groups are created by their
+// first successful join and never deleted; generations only grow.
+type Coordinator struct {
+	clk              clock.Clock
+	topics           Topics
+	sessionTimeoutMs int64
+	offsets          *OffsetStore
+	groups           map[string]*groupState
+}
+
+// NewCoordinator returns a coordinator with no groups. sessionTimeoutMs is
+// session.timeout.ms; offsets is where fenced commits land.
+func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs int64, offsets *OffsetStore) *Coordinator {
+	return &Coordinator{clk: clk, topics: topics, sessionTimeoutMs: sessionTimeoutMs, offsets: offsets, groups: map[string]*groupState{}}
+}
+
+// Offsets returns the offset store the coordinator commits to (consumers with
+// a manual assignment commit to it directly, without fencing).
+func (c *Coordinator) Offsets() *OffsetStore { return c.offsets }
+
+// SessionTimeoutMs returns session.timeout.ms.
+func (c *Coordinator) SessionTimeoutMs() int64 { return c.sessionTimeoutMs }
+
+// Join adds member to group (or replaces its subscriptions) with a session
+// deadline of now + session.timeout.ms, rebalances, and returns the member's
+// new assignment. Every join, including a re-join, bumps the generation.
+// Empty ids and subscriptions to topics the cluster does not have
+// ("unknown subscribed topics: ['nope']") are argument errors, checked before
+// anything changes.
+func (c *Coordinator) Join(group, memberID string, subscriptions []string) (JoinResult, error) {
+	if group == "" || !validID(group) {
+		return JoinResult{}, kerr.Argument("group id must be a non-empty UTF-8 string")
+	}
+	if memberID == "" || !validID(memberID) {
+		return JoinResult{}, kerr.Argument("member id must be a non-empty UTF-8 string")
+	}
+	subs := slices.Clone(subscriptions)
+	slices.Sort(subs)
+	subs = slices.Compact(subs)
+	known := c.topics()
+	var unknown []string
+	for _, t := range subs {
+		if _, ok := known[t]; !ok {
+			unknown = append(unknown, "'"+t+"'")
+		}
+	}
+	if len(unknown) > 0 {
+		return JoinResult{}, kerr.Argument("unknown subscribed topics: [%s]", strings.Join(unknown, ", "))
+	}
+	g := c.groups[group]
+	if g == nil {
+		g = &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
+		c.groups[group] = g
+	}
+	g.members[memberID] = &member{subscriptions: subs, deadlineMs: c.clk.NowMs() + c.sessionTimeoutMs}
+	c.rebalance(g)
+	return c.Assignment(group, memberID)
+}
+
+// Leave removes member from group and rebalances. An unknown group or member
+// is a silent no-op (no generation change); Leave reports whether it removed
+// someone.
+func (c *Coordinator) Leave(group, memberID string) bool {
+	g := c.groups[group]
+	if g == nil || g.members[memberID] == nil {
+		return false
+	}
+	delete(g.members, memberID)
+	c.rebalance(g)
+	return true
+}
+
+// Heartbeat renews member's session (deadline = now + session.timeout.ms).
+// Checks, in this order: the group exists (UNKNOWN_MEMBER "unknown group G"),
+// the generation is current (ILLEGAL_GENERATION "generation {actual} does not
+// match {expected}"), the member exists (UNKNOWN_MEMBER).
+func (c *Coordinator) Heartbeat(group, memberID string, generation int32) error {
+	g, err := c.group(group)
+	if err != nil {
+		return err
+	}
+	if err := checkGeneration(g, generation); err != nil {
+		return err
+	}
+	m := g.members[memberID]
+	if m == nil {
+		return unknownMember(group, memberID)
+	}
+	m.deadlineMs = c.clk.NowMs() + c.sessionTimeoutMs
+	return nil
+}
+
+// ExpireMembers removes every member whose session deadline has passed
+// (strictly: now > deadline). Groups are visited in id order and each group
+// with expired members rebalances once. It returns the expired members,
+// group by group in id order, members in id order.
+func (c *Coordinator) ExpireMembers() []Expired {
+	now := c.clk.NowMs()
+	var out []Expired
+	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
+		g := c.groups[id]
+		removed := false
+		for _, m := range slices.Sorted(maps.Keys(g.members)) {
+			if now > g.members[m].deadlineMs {
+				delete(g.members, m)
+				out = append(out, Expired{Group: id, Member: m})
+				removed = true
+			}
+		}
+		if removed {
+			c.rebalance(g)
+		}
+	}
+	return out
+}
+
+// Assignment returns the group's generation and member's partitions. Checks:
+// the group exists, then the member (both UNKNOWN_MEMBER), then the group is
+// STABLE (REBALANCE_IN_PROGRESS).
+func (c *Coordinator) Assignment(group, memberID string) (JoinResult, error) {
+	g, err := c.group(group)
+	if err != nil {
+		return JoinResult{}, err
+	}
+	if g.members[memberID] == nil {
+		return JoinResult{}, unknownMember(group, memberID)
+	}
+	if g.state != Stable {
+		return JoinResult{}, kerr.New(kerr.RebalanceInProgress, "%s", group)
+	}
+	return JoinResult{Generation: g.generation, Assignment: slices.Clone(g.assignment[memberID])}, nil
+}
+
+// State returns the group's state (UNKNOWN_MEMBER "unknown group G" when the
+// group does not exist).
+func (c *Coordinator) State(group string) (State, error) {
+	g, err := c.group(group)
+	if err != nil {
+		return Empty, err
+	}
+	return g.state, nil
+}
+
+// Generation returns the group's current generation (UNKNOWN_MEMBER "unknown
+// group G" when the group does not exist).
+func (c *Coordinator) Generation(group string) (int32, error) {
+	g, err := c.group(group)
+	if err != nil {
+		return 0, err
+	}
+	return g.generation, nil
+}
+
+// Commit is a fenced offset commit. The order of checks is normative (§11.2):
+//  1. the group exists, else UNKNOWN_MEMBER "unknown group G";
+//  2. the group is STABLE, else REBALANCE_IN_PROGRESS (everyone left or expired);
+//  3. the generation is current, else ILLEGAL_GENERATION;
+//  4. the member exists, else UNKNOWN_MEMBER;
+//  5. every partition is in the member's assignment, else NOT_PARTITION_OWNER;
+//  6. the offset store commit (negative offsets are an argument error).
+func (c *Coordinator) Commit(group, memberID string, generation int32, offsets Offsets) error {
+	g, err := c.group(group)
+	if err != nil {
+		return err
+	}
+	if g.state != Stable {
+		return kerr.New(kerr.RebalanceInProgress, "%s", group)
+	}
+	if err := checkGeneration(g, generation); err != nil {
+		return err
+	}
+	if g.members[memberID] == nil {
+		return unknownMember(group, memberID)
+	}
+	owned := g.assignment[memberID]
+	for tp := range offsets {
+		if !slices.Contains(owned, tp) {
+			return kerr.New(kerr.NotPartitionOwner, "%s", memberID)
+		}
+	}
+	return c.offsets.Commit(group, offsets)
+}
+
+// rebalance bumps the generation and recomputes the assignment (§11.2).
+func (c *Coordinator) rebalance(g *groupState) {
+	g.state = PreparingRebalance
+	g.generation++
+	if len(g.members) == 0 {
+		g.assignment = map[string][]topic.Partition{}
+		g.state = Empty
+		return
+	}
+	subs := make(map[string][]string, len(g.members))
+	for id, m := range g.members {
+		subs[id] = m.subscriptions
+	}
+	g.assignment = RoundRobin(subs, c.topics())
+	g.state = Stable
+}
+
+func (c *Coordinator) group(id string) (*groupState, error) {
+	g := c.groups[id]
+	if g == nil {
+		return nil, kerr.New(kerr.UnknownMember, "unknown group %s", id)
+	}
+	return g, nil
+}
+
+func checkGeneration(g *groupState, generation int32) error {
+	if generation != g.generation {
+		return kerr.New(kerr.IllegalGeneration, "generation %d does not match %d", generation, g.generation)
+	}
+	return nil
+}
+
+func unknownMember(group, id string) error {
+	return kerr.New(kerr.UnknownMember, "unknown member %s in group %s", id, group)
+}
