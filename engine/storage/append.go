@@ -1,0 +1,141 @@
+package storage
+
+import (
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/record"
+)
+
+// Append is the leader's append (§6.5.2): it assigns base offset = LEO and
+// leader epoch = LeaderEpoch() to a copy of b, encodes it once straight into
+// the active segment's write buffer, and returns the assigned batch. An
+// already assigned or invalid batch is INVALID_RECORD and changes nothing.
+func (l *Log) Append(b *record.Batch) (*record.Batch, AppendInfo, error) {
+	if err := l.usable(); err != nil {
+		return nil, AppendInfo{}, err
+	}
+	a, err := b.Assign(l.LEO(), l.epoch)
+	if err != nil {
+		return nil, AppendInfo{}, err
+	}
+	start := len(l.wbuf)
+	l.wbuf, err = record.AppendFrame(l.wbuf, a)
+	if err != nil {
+		return nil, AppendInfo{}, err
+	}
+	info, err := l.commitFrame(start, a.BaseOffset, a.NextOffset(), a.MaxTimestamp(), a.LeaderEpoch)
+	if err != nil {
+		return nil, AppendInfo{}, err
+	}
+	return a, info, nil
+}
+
+// AppendRaw is the follower's append: it validates frame with every decoder
+// check (record.Inspect: magic, length, CRC, layout), requires its base
+// offset to equal LEO (INVALID_RECORD "expected base offset {leo}, got
+// {base}"), and writes the bytes unchanged, keeping the leader's epoch. A
+// bad frame is CORRUPT_BATCH and changes nothing.
+func (l *Log) AppendRaw(frame []byte) (AppendInfo, error) {
+	if err := l.usable(); err != nil {
+		return AppendInfo{}, err
+	}
+	m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
+	if err != nil {
+		return AppendInfo{}, err
+	}
+	if leo := l.LEO(); m.BaseOffset != leo {
+		return AppendInfo{}, kerr.New(kerr.InvalidRecord, "expected base offset %d, got %d", leo, m.BaseOffset)
+	}
+	start := len(l.wbuf)
+	l.wbuf = append(l.wbuf, frame...)
+	return l.commitFrame(start, m.BaseOffset, m.NextOffset(), m.MaxTimestamp, m.LeaderEpoch)
+}
+
+// commitFrame makes the frame at l.wbuf[start:] part of the log: it rolls
+// first when the rolling rule says so, indexes the batch and updates the
+// active segment. On failure the frame is dropped from the buffer and the
+// log is unchanged.
+//
+// Rolling rule (§6.5.2): roll when the active segment has data and the frame
+// would take it past segment.bytes. Like Kafka, it also rolls when the base
+// offset is too far above the segment base for a u32 relative index offset.
+func (l *Log) commitFrame(start int, base, next, maxTs int64, epoch int32) (AppendInfo, error) {
+	size := len(l.wbuf) - start
+	info := AppendInfo{BaseOffset: base, NextOffset: next, Size: size}
+	act := l.active()
+	if act.hasData() && (act.size+int64(size) > l.opts.SegmentBytes || base-act.base > 0xFFFFFFFF) {
+		newStart, err := l.rollAt(start)
+		if err != nil {
+			l.wbuf = l.wbuf[:newStart]
+			return AppendInfo{}, err
+		}
+		start = newStart
+		info.Rolled = true
+		act = l.active()
+	}
+	pos := act.size
+	if len(l.wbuf) >= writeBufferBytes {
+		if err := l.writeOut(); err != nil {
+			l.wbuf = l.wbuf[:start]
+			return AppendInfo{}, err
+		}
+	}
+	if act.index.shouldIndex(pos, l.opts.IndexIntervalBytes) {
+		if err := act.index.append(base, pos); err != nil {
+			panic("storage: index rule broken: " + err.Error()) // the rolling rule keeps offsets indexable
+		}
+	}
+	act.size += int64(size)
+	act.next = next
+	act.maxTs = max(act.maxTs, maxTs)
+	act.maxEpoch = max(act.maxEpoch, epoch)
+	info.Segment, info.Position = act.base, pos
+	return info, nil
+}
+
+// rollAt rolls the log while l.wbuf[n:] holds a frame not yet committed:
+// l.wbuf[:n] is written to the old active segment, which is fsynced (a roll
+// is a flush of the old segment), and a new empty segment starts at LEO. It
+// returns where the uncommitted frame now starts in l.wbuf.
+func (l *Log) rollAt(n int) (int, error) {
+	old := l.active()
+	if err := old.writeFile(l.wbuf[:n]); err != nil {
+		return n, err
+	}
+	l.wbuf = append(l.wbuf[:0], l.wbuf[n:]...)
+	if err := old.sync(); err != nil {
+		return 0, err
+	}
+	if !old.durable {
+		if err := syncDir(l.dir); err != nil {
+			return 0, err
+		}
+		l.markDurable()
+	}
+	s, err := createSegment(l.dir, old.next)
+	if err != nil {
+		return 0, err
+	}
+	// The old segment keeps its file open for reads.
+	l.segs = append(l.segs, s)
+	return 0, nil
+}
+
+// markDurable records that every current segment's directory entry is durable.
+func (l *Log) markDurable() {
+	for _, s := range l.segs {
+		s.durable = true
+	}
+}
+
+// Roll starts a new active segment at LEO if the active segment has data;
+// otherwise it does nothing, so repeated rolls are no-ops.
+func (l *Log) Roll() error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if !l.active().hasData() {
+		return nil
+	}
+	_, err := l.rollAt(len(l.wbuf))
+	return err
+}

@@ -1,0 +1,143 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// MarkerFileName is the clean-shutdown marker written by Close into the log
+// directory (Kafka writes .kafka_cleanshutdown for the same purpose).
+const MarkerFileName = "cleanshutdown"
+
+const (
+	markerMagic       = "MKCS"
+	markerVersion     = 1
+	markerHeaderSize  = 16
+	markerSegmentSize = 40
+)
+
+// markerSegment is what Close records about one segment.
+type markerSegment struct {
+	base, next, size, maxTs int64
+	maxEpoch                int32
+	indexEntries            uint32
+}
+
+// marker is the decoded clean-shutdown marker.
+type marker struct {
+	maxEpoch int32
+	segs     []markerSegment
+}
+
+// encodeMarker lays the marker out as documented in doc.go.
+func encodeMarker(m marker) []byte {
+	be := binary.BigEndian
+	b := make([]byte, 0, markerHeaderSize+markerSegmentSize*len(m.segs)+4)
+	b = append(b, markerMagic...)
+	b = be.AppendUint16(b, markerVersion)
+	b = be.AppendUint16(b, 0)
+	b = be.AppendUint32(b, uint32(m.maxEpoch))
+	b = be.AppendUint32(b, uint32(len(m.segs)))
+	for _, s := range m.segs {
+		b = be.AppendUint64(b, uint64(s.base))
+		b = be.AppendUint64(b, uint64(s.next))
+		b = be.AppendUint64(b, uint64(s.size))
+		b = be.AppendUint64(b, uint64(s.maxTs))
+		b = be.AppendUint32(b, uint32(s.maxEpoch))
+		b = be.AppendUint32(b, s.indexEntries)
+	}
+	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// decodeMarker parses and checks a marker; any problem is a plain error
+// saying why the marker is not trusted.
+func decodeMarker(b []byte) (marker, error) {
+	be := binary.BigEndian
+	var m marker
+	if len(b) < markerHeaderSize+4 {
+		return m, errors.New("marker is too short")
+	}
+	body, sum := b[:len(b)-4], be.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return m, errors.New("marker CRC mismatch")
+	}
+	if string(body[:4]) != markerMagic {
+		return m, errors.New("marker has a bad magic")
+	}
+	if v := be.Uint16(body[4:]); v != markerVersion {
+		return m, fmt.Errorf("marker version %d is not supported", v)
+	}
+	m.maxEpoch = int32(be.Uint32(body[8:]))
+	n := be.Uint32(body[12:])
+	if uint64(len(body)-markerHeaderSize) != uint64(n)*markerSegmentSize {
+		return m, errors.New("marker length does not match its segment count")
+	}
+	for p := markerHeaderSize; p < len(body); p += markerSegmentSize {
+		m.segs = append(m.segs, markerSegment{
+			base:         int64(be.Uint64(body[p:])),
+			next:         int64(be.Uint64(body[p+8:])),
+			size:         int64(be.Uint64(body[p+16:])),
+			maxTs:        int64(be.Uint64(body[p+24:])),
+			maxEpoch:     int32(be.Uint32(body[p+32:])),
+			indexEntries: be.Uint32(body[p+36:]),
+		})
+	}
+	return m, nil
+}
+
+// writeMarker writes the marker durably: temp file, fsync, rename, fsync the
+// directory.
+func writeMarker(dir string, m marker) error {
+	path := filepath.Join(dir, MarkerFileName)
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return storageErr(err, "write clean-shutdown marker")
+	}
+	_, err = f.Write(encodeMarker(m))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return storageErr(err, "write clean-shutdown marker")
+	}
+	return syncDir(dir)
+}
+
+// consumeMarker reads the marker, if any, and deletes it durably, so that a
+// crash after this open forces a full scan. It returns nil without a
+// marker; problem says why a present marker cannot be trusted.
+func consumeMarker(dir string) (m *marker, problem string, err error) {
+	path := filepath.Join(dir, MarkerFileName)
+	os.Remove(path + ".tmp") // a Close interrupted before its rename
+	data, rerr := os.ReadFile(path)
+	if errors.Is(rerr, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return nil, "", storageErr(err, "delete clean-shutdown marker")
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, "", err
+	}
+	if rerr != nil {
+		return nil, rerr.Error(), nil
+	}
+	dm, derr := decodeMarker(data)
+	if derr != nil {
+		return nil, derr.Error(), nil
+	}
+	return &dm, "", nil
+}

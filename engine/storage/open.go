@@ -1,0 +1,296 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+)
+
+// RecoveryReport says what Open found and repaired.
+type RecoveryReport struct {
+	Dir            string
+	CleanShutdown  bool        // a marker was found and trusted
+	Segments       int         // segments opened
+	Scanned        int         // segments whose bytes were scanned
+	IndexesRebuilt int         // index files rewritten (missing or stale)
+	Truncation     *Truncation // set when the active tail was repaired
+	// MarkerIgnored says why a clean-shutdown marker that was present was
+	// not trusted (empty when there was none, or it was trusted).
+	MarkerIgnored string
+}
+
+// Truncation describes the repair of a damaged active segment tail.
+type Truncation struct {
+	Segment      string // file name, e.g. 00000000000000000002.log
+	Position     int64  // byte position of the first invalid byte (new file size)
+	BytesDropped int64
+	BatchesKept  int    // valid batches kept in that segment
+	Reason       string // e.g. "batch CRC mismatch"
+}
+
+// String renders the report in one line for people, e.g.
+// "3 segments, 3 scanned, 1 index rebuilt; truncated 00000000000000000002.log
+// at byte 81: dropped 16 bytes, kept 1 batch (batch CRC mismatch)".
+func (r RecoveryReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d segments, %d scanned, %d %s rebuilt", r.Segments, r.Scanned, r.IndexesRebuilt, plural(r.IndexesRebuilt, "index", "indexes"))
+	if r.CleanShutdown {
+		b.WriteString(", clean shutdown")
+	} else if r.MarkerIgnored != "" {
+		fmt.Fprintf(&b, ", clean-shutdown marker ignored (%s)", r.MarkerIgnored)
+	}
+	if t := r.Truncation; t != nil {
+		fmt.Fprintf(&b, "; truncated %s at byte %d: dropped %d %s, kept %d %s (%s)",
+			t.Segment, t.Position, t.BytesDropped, plural(int(t.BytesDropped), "byte", "bytes"),
+			t.BatchesKept, plural(t.BatchesKept, "batch", "batches"), t.Reason)
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Open opens or creates the partition log in dir and runs recovery (§6.5.1,
+// §6.6).
+//
+// Without a trusted clean-shutdown marker every segment is scanned: damage in
+// a closed segment is STORAGE_ERROR "corrupt closed segment {path}: {reason}",
+// damage in the active segment is truncated away after the last valid frame
+// and reported in RecoveryReport.Truncation, and every index is rebuilt from
+// the frames (rewritten only when the file differs). With a valid marker it
+// does not rescan closed segments and reuses their index files (validated);
+// the active segment is still scanned. It always consumes (deletes) the
+// marker. The leader epoch becomes max(leaderEpoch, every stored batch's
+// epoch).
+func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, error) {
+	rep := RecoveryReport{Dir: dir}
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, rep, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, rep, storageErr(err, "create log directory")
+	}
+	bases, err := listSegments(dir)
+	if err != nil {
+		return nil, rep, err
+	}
+	mk, problem, err := consumeMarker(dir)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.MarkerIgnored = problem
+	l := &Log{dir: dir, opts: opts, epoch: leaderEpoch}
+	if len(bases) == 0 {
+		s, err := createSegment(dir, 0)
+		if err != nil {
+			return nil, rep, err
+		}
+		if err := syncDir(dir); err != nil {
+			s.remove()
+			return nil, rep, err
+		}
+		s.durable = true
+		l.segs = []*segment{s}
+		rep.Segments = 1
+		return l, rep, nil
+	}
+	if mk != nil {
+		if why := l.adoptMarker(*mk, bases, &rep); why != "" {
+			rep.MarkerIgnored = why
+			l.closeFiles()
+			l.segs = nil
+		} else {
+			rep.CleanShutdown = true
+		}
+	}
+	if !rep.CleanShutdown {
+		rep.Scanned, rep.IndexesRebuilt, rep.Truncation = 0, 0, nil
+		for i, base := range bases {
+			s, err := l.recoverSegment(base, i == len(bases)-1, &rep)
+			if err != nil {
+				l.closeFiles()
+				return nil, rep, err
+			}
+			l.segs = append(l.segs, s)
+			if i > 0 && s.base < l.segs[i-1].next {
+				l.closeFiles()
+				return nil, rep, kerr.New(kerr.StorageError, "segment base offsets are not contiguous: %s starts at %d, below the previous segment's next offset %d", SegmentFileName(s.base), s.base, l.segs[i-1].next)
+			}
+		}
+	}
+	rep.Segments = len(l.segs)
+	for _, s := range l.segs {
+		l.epoch = max(l.epoch, s.maxEpoch)
+	}
+	return l, rep, nil
+}
+
+// listSegments returns the sorted base offsets of the *.log files in dir and
+// deletes index files without a log (derived data of a deleted segment).
+func listSegments(dir string) ([]int64, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, storageErr(err, "list log directory")
+	}
+	var bases []int64
+	logs := map[int64]bool{}
+	var indexes []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, LogFileSuffix):
+			base, ok := ParseSegmentFileName(name)
+			if !ok {
+				return nil, kerr.New(kerr.StorageError, "invalid segment filename %s", name)
+			}
+			if !e.Type().IsRegular() {
+				return nil, kerr.New(kerr.StorageError, "segment %s in %s is not a regular file", name, dir)
+			}
+			bases = append(bases, base)
+			logs[base] = true
+		case strings.HasSuffix(name, IndexFileSuffix):
+			if !e.Type().IsRegular() {
+				return nil, kerr.New(kerr.StorageError, "index %s in %s is not a regular file", name, dir)
+			}
+			indexes = append(indexes, name)
+		}
+	}
+	for _, name := range indexes {
+		if base, ok := ParseSegmentFileName(name); !ok || !logs[base] {
+			os.Remove(dir + string(os.PathSeparator) + name)
+		}
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	return bases, nil
+}
+
+// recoverSegment opens a segment by scanning it (§6.6).
+func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*segment, error) {
+	s := newSegment(l.dir, base)
+	f, err := os.OpenFile(s.logPath, os.O_RDWR, 0)
+	if err != nil {
+		return nil, storageErr(err, "missing segment log %s", s.logPath)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, storageErr(err, "stat segment")
+	}
+	size := st.Size()
+	res, buf, err := scanSegment(f, base, size, l.opts.IndexIntervalBytes, l.opts.MaxBatchBytes, l.scanBuf)
+	l.scanBuf = buf
+	rep.Scanned++
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if res.reason != nil {
+		if !active {
+			f.Close()
+			return nil, kerr.New(kerr.StorageError, "corrupt closed segment %s: %s", s.logPath, kerr.MessageOf(res.reason))
+		}
+		if err := f.Truncate(res.valid); err != nil {
+			f.Close()
+			return nil, storageErr(err, "truncate damaged tail of %s", s.logPath)
+		}
+		rep.Truncation = &Truncation{
+			Segment:      SegmentFileName(base),
+			Position:     res.valid,
+			BytesDropped: size - res.valid,
+			BatchesKept:  res.batches,
+			Reason:       kerr.MessageOf(res.reason),
+		}
+	}
+	s.size, s.written, s.synced, s.durable = res.valid, res.valid, res.valid, true
+	s.next, s.maxTs, s.maxEpoch = res.next, res.maxTs, res.maxEpoch
+	s.index.entries = res.entries
+	rebuilt, err := reconcileIndex(s)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if rebuilt {
+		rep.IndexesRebuilt++
+	}
+	if active {
+		s.f = f
+	} else {
+		f.Close()
+	}
+	return s, nil
+}
+
+// reconcileIndex makes the index file hold exactly the in-memory entries,
+// rewriting it only when it differs, and reports whether it rewrote it.
+func reconcileIndex(s *segment) (bool, error) {
+	want := encodeIndex(nil, s.base, s.index.entries)
+	have, err := os.ReadFile(s.indexPath)
+	s.indexWritten = len(s.index.entries)
+	if err == nil && bytes.Equal(have, want) {
+		return false, nil
+	}
+	return true, writeIndexFile(s.indexPath, s.base, s.index.entries)
+}
+
+// adoptMarker builds the segments from a clean-shutdown marker: closed
+// segments are taken as recorded (sizes checked, index files validated),
+// the active one is scanned. It returns why the marker cannot be trusted,
+// or "" when it was adopted.
+func (l *Log) adoptMarker(mk marker, bases []int64, rep *RecoveryReport) string {
+	if len(mk.segs) != len(bases) {
+		return fmt.Sprintf("it lists %d segments, the directory has %d", len(mk.segs), len(bases))
+	}
+	for i, ms := range mk.segs {
+		if ms.base != bases[i] {
+			return fmt.Sprintf("it lists segment %d, the directory has %d", ms.base, bases[i])
+		}
+		if i > 0 && ms.base < mk.segs[i-1].next {
+			return "its segments are not contiguous"
+		}
+	}
+	for i, ms := range mk.segs {
+		s := newSegment(l.dir, ms.base)
+		st, err := os.Stat(s.logPath)
+		if err != nil || st.Size() != ms.size {
+			return fmt.Sprintf("%s changed size since the clean shutdown", SegmentFileName(ms.base))
+		}
+		if i == len(mk.segs)-1 {
+			as, err := l.recoverSegment(ms.base, true, rep)
+			if err != nil {
+				return err.Error()
+			}
+			l.segs = append(l.segs, as)
+			continue
+		}
+		entries, err := ReadIndexFile(s.indexPath, ms.base)
+		if err != nil || len(entries) != int(ms.indexEntries) {
+			return fmt.Sprintf("the index of %s does not match it", SegmentFileName(ms.base))
+		}
+		if ms.next < ms.base || (ms.size == 0) != (ms.next == ms.base) {
+			return fmt.Sprintf("its record of %s is inconsistent", SegmentFileName(ms.base))
+		}
+		s.size, s.written, s.synced, s.durable = ms.size, ms.size, ms.size, true
+		s.next, s.maxTs, s.maxEpoch = ms.next, ms.maxTs, ms.maxEpoch
+		s.index.entries = entries
+		s.indexWritten = len(entries)
+		l.segs = append(l.segs, s)
+	}
+	l.epoch = max(l.epoch, mk.maxEpoch)
+	return ""
+}
+
+// closeFiles closes every open segment file.
+func (l *Log) closeFiles() {
+	for _, s := range l.segs {
+		s.closeFile()
+	}
+}

@@ -1,0 +1,238 @@
+package storage
+
+import (
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/record"
+)
+
+// Read sizes: a cursor reads a segment in chunks that start small and grow,
+// so a short read costs little and a long scan makes few system calls.
+const (
+	minReadChunk = 16 << 10
+	maxReadChunk = 4 << 20
+)
+
+// cursor walks frames in log order from a segment position. Every chunk it
+// reads goes into a freshly allocated buffer that is never reused, so the
+// frames it returns stay valid after the walk.
+type cursor struct {
+	l        *Log
+	seg      int   // index in l.segs
+	pos      int64 // position of the next frame in l.segs[seg]
+	win      []byte
+	winStart int64
+	chunk    int
+}
+
+// cursorAt starts at the index floor of offset in the segment that would
+// hold it: the first frame returned is at or before the batch holding
+// offset.
+func (l *Log) cursorAt(offset int64, chunk int) *cursor {
+	i := l.segmentFor(offset)
+	return &cursor{l: l, seg: i, pos: l.segs[i].index.floor(offset), chunk: chunk}
+}
+
+// next returns the next frame, the segment holding it and its position; a
+// nil frame means the end of the log. A frame the log's own bytes do not
+// hold (damage done while open) is CORRUPT_BATCH.
+func (c *cursor) next() ([]byte, *segment, int64, error) {
+	for c.seg < len(c.l.segs) {
+		s := c.l.segs[c.seg]
+		if c.pos >= s.size {
+			c.seg, c.pos, c.win = c.seg+1, 0, nil
+			continue
+		}
+		hdr, err := c.bytes(s, record.FrameHeaderSize)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		total, err := record.FrameLength(hdr, c.l.opts.MaxBatchBytes)
+		if err == nil && c.pos+int64(total) > s.size {
+			err = kerr.New(kerr.CorruptBatch, "batch length does not match frame")
+		}
+		if err != nil {
+			return nil, nil, 0, c.damaged(s, err)
+		}
+		frame, err := c.bytes(s, total)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		pos := c.pos
+		c.pos += int64(total)
+		return frame, s, pos, nil
+	}
+	return nil, nil, 0, nil
+}
+
+// damaged wraps a validation failure at the cursor's position.
+func (c *cursor) damaged(s *segment, err error) error {
+	return kerr.New(kerr.CorruptBatch, "%s at byte %d: %s", s.logPath, c.pos, kerr.MessageOf(err))
+}
+
+// bytes returns n bytes of s at the cursor position, reading a new chunk
+// when the window does not hold them. The caller guarantees pos+n <= size,
+// except for a header at the very end (then fewer bytes are returned).
+func (c *cursor) bytes(s *segment, n int) ([]byte, error) {
+	off := c.pos - c.winStart
+	if c.win != nil && off >= 0 && off+int64(n) <= int64(len(c.win)) {
+		return c.win[off : off+int64(n)], nil
+	}
+	want := min(int64(max(n, c.chunk)), s.size-c.pos)
+	buf := make([]byte, want)
+	if err := c.l.readAt(s, buf, c.pos); err != nil {
+		return nil, err
+	}
+	c.win, c.winStart = buf, c.pos
+	c.chunk = min(c.chunk*2, maxReadChunk)
+	return buf[:min(int64(n), want)], nil
+}
+
+// checkRange applies the offset rule shared by reads: offset must be in
+// [LogStartOffset, LEO].
+func (l *Log) checkRange(offset int64) error {
+	if start, leo := l.LogStartOffset(), l.LEO(); offset < start || offset > leo {
+		return kerr.OutOfRange(offset, start, leo)
+	}
+	return nil
+}
+
+// visibleEnd is min(end, LEO), with end < 0 meaning LEO.
+func (l *Log) visibleEnd(end int64) int64 {
+	if leo := l.LEO(); end < 0 || end > leo {
+		return leo
+	}
+	return end
+}
+
+// ReadBatches returns whole batches from the one containing offset (§6.5.3):
+// the first batch always, then each next one while the total stays <=
+// maxBytes (maxBytes <= 0 counts as 1), stopping at a batch whose base >=
+// end (end < 0 means LEO). offset outside [LogStart, LEO] is
+// OFFSET_OUT_OF_RANGE. Each frame is validated (CRC) as it is read. The cost
+// is a binary search over segments, an index floor lookup and the bytes
+// returned (plus at most index.interval.bytes before them), never
+// proportional to the log size.
+func (l *Log) ReadBatches(offset int64, maxBytes int, end int64) ([]RawBatch, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
+	if err := l.checkRange(offset); err != nil {
+		return nil, err
+	}
+	if maxBytes <= 0 {
+		maxBytes = 1
+	}
+	vend := l.visibleEnd(end)
+	if offset >= l.LEO() {
+		return nil, nil
+	}
+	chunk := min(max(maxBytes, minReadChunk)+int(l.opts.IndexIntervalBytes), maxReadChunk)
+	c := l.cursorAt(offset, chunk)
+	var out []RawBatch
+	total := 0
+	for {
+		frame, s, pos, err := c.next()
+		if err != nil || frame == nil {
+			return out, err
+		}
+		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
+		if err != nil {
+			c.pos = pos
+			return nil, c.damaged(s, err)
+		}
+		if m.NextOffset() <= offset {
+			continue
+		}
+		if m.BaseOffset >= vend {
+			return out, nil
+		}
+		if len(out) > 0 && total+m.Size > maxBytes {
+			return out, nil
+		}
+		out = append(out, RawBatch{Frame: frame, Meta: m, Segment: s.base, Position: pos})
+		total += m.Size
+		if total >= maxBytes {
+			return out, nil
+		}
+	}
+}
+
+// Fetch returns the records with offset <= o < min(end, LEO), at most
+// maxRecords of them (§6.5.3; end < 0 means LEO). maxRecords < 0 is an
+// argument error and 0 returns nothing; offset outside [LogStart, LEO] is
+// OFFSET_OUT_OF_RANGE. Keys and values share one read buffer per call.
+func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
+	if maxRecords < 0 {
+		return nil, kerr.Argument("max records cannot be negative, got %d", maxRecords)
+	}
+	if err := l.checkRange(offset); err != nil {
+		return nil, err
+	}
+	vend := l.visibleEnd(end)
+	if maxRecords == 0 || offset >= vend {
+		return nil, nil
+	}
+	c := l.cursorAt(offset, 64<<10)
+	out := make([]LogRecord, 0, min(maxRecords, int(min(vend-offset, 1<<16))))
+	for {
+		frame, s, pos, err := c.next()
+		if err != nil || frame == nil {
+			return out, err
+		}
+		b, err := record.DecodeLimit(frame, l.opts.MaxBatchBytes)
+		if err != nil {
+			c.pos = pos
+			return nil, c.damaged(s, err)
+		}
+		if b.NextOffset() <= offset {
+			continue
+		}
+		if b.BaseOffset >= vend {
+			return out, nil
+		}
+		for i, r := range b.Records {
+			o := b.BaseOffset + int64(b.OffsetDeltas[i])
+			if o < offset {
+				continue
+			}
+			if o >= vend {
+				return out, nil
+			}
+			out = append(out, LogRecord{Offset: o, Record: r})
+			if len(out) == maxRecords {
+				return out, nil
+			}
+		}
+	}
+}
+
+// Batches calls fn for every batch whose next offset is > from, in log
+// order, until fn returns an error (which Batches returns). It is the scan
+// used by producer-state rebuild, compaction and describe views. Frames stay
+// valid after fn returns.
+func (l *Log) Batches(from int64, fn func(RawBatch) error) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	c := l.cursorAt(max(from, l.LogStartOffset()), 1<<20)
+	for {
+		frame, s, pos, err := c.next()
+		if err != nil || frame == nil {
+			return err
+		}
+		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
+		if err != nil {
+			c.pos = pos
+			return c.damaged(s, err)
+		}
+		if m.NextOffset() <= from {
+			continue
+		}
+		if err := fn(RawBatch{Frame: frame, Meta: m, Segment: s.base, Position: pos}); err != nil {
+			return err
+		}
+	}
+}
