@@ -53,6 +53,7 @@ type Subcommand struct {
 // The default (no arguments) is the REPL.
 func subcommands() []*Subcommand {
 	return []*Subcommand{
+		replCommand,
 		versionCommand,
 	}
 }

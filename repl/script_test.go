@@ -1,0 +1,141 @@
+package repl
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/scripts/*.golden and docs/commands.md")
+
+// TestScripts runs every testdata/scripts/*.mk transcript through a fresh
+// session exactly as `minikafka repl < FILE --keep-going` would, twice, and
+// compares the output with FILE's .golden (rewritten with -update; review the
+// diff). Files named *.json.mk run with --format json. A panic in any command
+// fails the test.
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/scripts/*.mk")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".mk")
+		t.Run(name, func(t *testing.T) {
+			format := FormatText
+			if strings.HasSuffix(name, ".json") {
+				format = FormatJSON
+			}
+			first := runTranscript(t, file, format)
+			if second := runTranscript(t, file, format); second != first {
+				t.Fatalf("two runs of %s differ (the engine or a renderer is not deterministic):\n%s\n----\n%s", file, first, second)
+			}
+			golden := strings.TrimSuffix(file, ".mk") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(first), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./repl -update to create it)", err)
+			}
+			if string(want) != first {
+				t.Errorf("%s is stale (go test ./repl -update, then review the diff):\n%s", golden, lineDiff(string(want), first))
+			}
+		})
+	}
+}
+
+// runTranscript runs a script file in a fresh session and returns the
+// transcript: "> cmd" before each command's output.
+func runTranscript(t *testing.T, file string, format Format) string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSession(t, Options{Format: format})
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		line := sc.Text()
+		if words, err := Split(line); err == nil && len(words) == 0 {
+			continue
+		}
+		out.WriteString("> " + strings.TrimSpace(line) + "\n")
+		if err := s.Exec(&out, line); IsInternal(err) {
+			t.Errorf("%s: %q panicked: %v\n%s", file, line, err, err.(*InternalError).Stack)
+		}
+		if s.Exited() {
+			break
+		}
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasSuffix(l, " ") || strings.Contains(l, "\x1b[") {
+			t.Errorf("%s: output line has trailing spaces or ANSI codes: %q", file, l)
+		}
+	}
+	return out.String()
+}
+
+func newTestSession(t testing.TB, opts Options) *Session {
+	t.Helper()
+	s, err := NewSession(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// lineDiff shows the first differing lines of two texts.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			lo := max(0, i-3)
+			var b strings.Builder
+			for j := lo; j < i; j++ {
+				b.WriteString("  " + w[j] + "\n")
+			}
+			b.WriteString("- " + wl + "\n+ " + gl + "\n")
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// TestCommandsDoc fails when docs/commands.md does not match the registry.
+func TestCommandsDoc(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCommandsMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "docs", "commands.md")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(have, buf.Bytes()) {
+		t.Fatalf("docs/commands.md is stale; regenerate it with go test ./repl -update\n%s", lineDiff(string(have), buf.String()))
+	}
+}

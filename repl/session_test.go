@@ -1,0 +1,263 @@
+package repl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+)
+
+func run(t *testing.T, s *Session, line string) (string, error) {
+	t.Helper()
+	var buf bytes.Buffer
+	err := s.Exec(&buf, line)
+	if IsInternal(err) {
+		t.Fatalf("%q panicked: %v", line, err)
+	}
+	return buf.String(), err
+}
+
+func TestExecBlankAndComment(t *testing.T) {
+	s := newTestSession(t, Options{})
+	for _, line := range []string{"", "   ", "# note", "\t# note\r\n"} {
+		if out, err := run(t, s, line); out != "" || err != nil {
+			t.Errorf("%q printed %q, %v", line, out, err)
+		}
+	}
+	if out, _ := run(t, s, "history"); out != "(no commands yet)\n" {
+		t.Errorf("blank lines must not enter the history: %q", out)
+	}
+}
+
+func TestExecErrors(t *testing.T) {
+	s := newTestSession(t, Options{})
+	for line, want := range map[string]string{
+		"nosuch":        "error: INVALID_ARGUMENT: unknown command \"nosuch\"; help lists every command\n",
+		`help "open`:    "error: INVALID_ARGUMENT: unterminated quoted string: missing \" at the end\n",
+		"help\nhistory": "error: INVALID_ARGUMENT: a command must fit on one line\n",
+		"exit now":      "error: INVALID_ARGUMENT: unexpected argument \"now\"\nusage: exit\n",
+	} {
+		out, err := run(t, s, line)
+		if out != want || !errors.Is(err, kerr.InvalidArgument) {
+			t.Errorf("%q:\n got %q (%v)\nwant %q", line, out, err, want)
+		}
+	}
+	if s.Exited() {
+		t.Error("a rejected exit must not end the session")
+	}
+}
+
+// TestPanicIsInternalError checks that Exec recovers a panicking command,
+// prints "internal error" and returns an *InternalError.
+func TestPanicIsInternalError(t *testing.T) {
+	s := newTestSession(t, Options{})
+	boom := &Command{Name: "boom", Group: "Session", Run: func(*Session, io.Writer, *Args) error { panic("broken invariant") }}
+	s.reg = newRegistry(append(commandTable(), boom))
+	var buf bytes.Buffer
+	err := s.Exec(&buf, "boom")
+	if !IsInternal(err) {
+		t.Fatalf("err = %v, want *InternalError", err)
+	}
+	if !strings.HasPrefix(buf.String(), "error: INTERNAL: broken invariant\nhint: this is a bug") {
+		t.Errorf("output %q", buf.String())
+	}
+	// The session still works afterwards.
+	if _, err := run(t, s, "help help"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestArgumentErrorIgnoredIsABug(t *testing.T) {
+	s := newTestSession(t, Options{})
+	sloppy := &Command{Name: "sloppy", Group: "Session", Keys: []Param{{Name: "n"}},
+		Run: func(s *Session, w io.Writer, a *Args) error { a.Int("n", 0, 0, 9); return nil }}
+	s.reg = newRegistry(append(commandTable(), sloppy))
+	if err := s.Exec(io.Discard, "sloppy n=x"); !IsInternal(err) {
+		t.Errorf("a command that ignores Args.Err must be reported as a bug, got %v", err)
+	}
+}
+
+func TestJSONEnvelope(t *testing.T) {
+	s := newTestSession(t, Options{Format: FormatJSON})
+	cases := []struct {
+		line string
+		ok   bool
+		code string
+	}{
+		{"help", true, ""},
+		{"help exit", true, ""},
+		{"history", true, ""},
+		{"nosuch", false, "INVALID_ARGUMENT"},
+		{"exit", true, ""},
+	}
+	for _, c := range cases {
+		out, _ := run(t, s, c.line)
+		if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+			t.Fatalf("%q: want exactly one line, got %q", c.line, out)
+		}
+		var env struct {
+			Command string                     `json:"command"`
+			OK      bool                       `json:"ok"`
+			Result  map[string]json.RawMessage `json:"result"`
+			Error   *struct{ Code, Message string }
+		}
+		if err := json.Unmarshal([]byte(out), &env); err != nil {
+			t.Fatalf("%q: %v in %s", c.line, err, out)
+		}
+		if env.Command != c.line || env.OK != c.ok {
+			t.Errorf("%q: envelope %s", c.line, out)
+		}
+		if c.ok && (env.Result == nil || env.Error != nil) {
+			t.Errorf("%q: success needs result and no error: %s", c.line, out)
+		}
+		if !c.ok && (env.Error == nil || env.Error.Code != c.code || env.Error.Message == "") {
+			t.Errorf("%q: failure needs error code %s: %s", c.line, c.code, out)
+		}
+	}
+}
+
+func TestWithExtras(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{}`, `{"events":[1]}`},
+		{`{"a":1}`, `{"a":1,"events":[1]}`},
+	} {
+		got, err := withExtras([]byte(c.in), []extraField{{"events", []int{1}}, {"none", nil}})
+		if err != nil || string(got) != c.want {
+			t.Errorf("withExtras(%s) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+	if _, err := withExtras([]byte(`[1]`), nil); err == nil {
+		t.Error("a non-object result must be rejected")
+	}
+}
+
+// TestHelpEveryCommand checks that every command has a summary and detail,
+// that help names its chapter, and that its declared keys and flags appear in
+// its synopsis.
+func TestHelpEveryCommand(t *testing.T) {
+	s := newTestSession(t, Options{})
+	known := map[string]bool{}
+	for _, g := range groupOrder {
+		known[g] = true
+	}
+	for _, c := range s.reg.All() {
+		name := c.FullName()
+		if c.Summary == "" || strings.HasSuffix(c.Summary, ".") {
+			t.Errorf("%s: summary %q must be one line without a final period", name, c.Summary)
+		}
+		if !known[c.GroupName()] {
+			t.Errorf("%s: unknown help group %q", name, c.GroupName())
+		}
+		for _, k := range c.Keys {
+			if !strings.Contains(c.Args, k.Name+"=") {
+				t.Errorf("%s: key %s= missing from synopsis %q", name, k.Name, c.Args)
+			}
+		}
+		for _, f := range c.Flags {
+			if !strings.Contains(c.Args, f.Name) {
+				t.Errorf("%s: flag %s missing from synopsis %q", name, f.Name, c.Args)
+			}
+		}
+		out, err := run(t, s, "help "+name)
+		if err != nil {
+			t.Fatalf("help %s: %v", name, err)
+		}
+		if n := c.ChapterNumber(); n > 0 && !strings.Contains(out, chapterLabel(n)) {
+			t.Errorf("help %s does not name %s:\n%s", name, chapterLabel(n), out)
+		}
+		if !strings.Contains(out, c.Synopsis()) {
+			t.Errorf("help %s does not show the synopsis", name)
+		}
+	}
+}
+
+func TestColorOnlyWhenAsked(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	cases := []struct {
+		mode ColorMode
+		tty  bool
+		env  map[string]string
+		want bool
+	}{
+		{ColorAuto, true, nil, true},
+		{ColorAuto, false, nil, false},
+		{ColorAuto, true, map[string]string{"NO_COLOR": "1"}, false},
+		{ColorAuto, true, map[string]string{"NO_COLOR": ""}, true},
+		{ColorAuto, true, map[string]string{"TERM": "dumb"}, false},
+		{ColorAuto, false, map[string]string{"FORCE_COLOR": "1"}, true},
+		{ColorNever, true, nil, false},
+		{ColorAlways, false, map[string]string{"NO_COLOR": "1"}, true},
+	}
+	for _, c := range cases {
+		if got := UseColor(c.mode, c.tty, env(c.env)); got != c.want {
+			t.Errorf("UseColor(%s, tty=%v, %v) = %v", c.mode, c.tty, c.env, got)
+		}
+	}
+	// Colour on: the error label is painted; colour off: never an escape.
+	on := newTestSession(t, Options{Color: true})
+	out, _ := run(t, on, "nosuch")
+	if !strings.Contains(out, "\x1b[") {
+		t.Errorf("colour on, no ANSI in %q", out)
+	}
+	off := newTestSession(t, Options{})
+	out, _ = run(t, off, "nosuch")
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("colour off, ANSI in %q", out)
+	}
+}
+
+func TestCompleteNames(t *testing.T) {
+	s := newTestSession(t, Options{})
+	cases := map[string][]string{
+		"he":       {"help "},
+		"hi":       {"history "},
+		"help hi":  {"history "},
+		"# he":     nil,
+		`help "he`: nil,
+	}
+	for line, want := range cases {
+		_, got := s.Complete(line)
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("Complete(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestRunScriptStopsAtFirstFailure(t *testing.T) {
+	in := "help exit\nnosuch\nhistory\n"
+	var out bytes.Buffer
+	s := newTestSession(t, Options{})
+	if status := RunScript(s, strings.NewReader(in), &out, ScriptOptions{}); status != 1 {
+		t.Errorf("status %d, want 1", status)
+	}
+	if strings.Contains(out.String(), "> history") {
+		t.Errorf("ran past the failure:\n%s", out.String())
+	}
+	out.Reset()
+	s = newTestSession(t, Options{})
+	if status := RunScript(s, strings.NewReader(in), &out, ScriptOptions{KeepGoing: true}); status != 1 {
+		t.Errorf("keep-going status %d, want 1", status)
+	}
+	if !strings.Contains(out.String(), "> history\n   1  help exit\n   2  nosuch\n") {
+		t.Errorf("keep-going transcript:\n%s", out.String())
+	}
+	out.Reset()
+	s = newTestSession(t, Options{})
+	if status := RunScript(s, strings.NewReader("# only\n\nexit\nnosuch\n"), &out, ScriptOptions{}); status != 0 || out.String() != "> exit\nbye\n" {
+		t.Errorf("exit ends a script: status %d, %q", status, out.String())
+	}
+}
+
+func TestHistoryPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if p := HistoryPath(env(map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"})); p != "/s/minikafka/history" {
+		t.Error(p)
+	}
+	if p := HistoryPath(env(map[string]string{"HOME": "/h"})); p != "/h/.minikafka_history" {
+		t.Error(p)
+	}
+}

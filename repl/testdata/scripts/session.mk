@@ -1,0 +1,15 @@
+# The engine-free commands: help, history, exit, and how lines are read.
+help
+help help
+help history
+
+   # a comment line and blank lines do nothing
+
+history
+bogus
+hepl
+help bogus
+help help extra
+history now
+exit
+help

@@ -1,0 +1,170 @@
+//go:build unix
+
+package repl
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// ttyHelperEnv makes the test binary run the interactive REPL on its
+// terminal instead of the tests (see TestMain).
+const ttyHelperEnv = "MINIKAFKA_REPL_TTY_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(ttyHelperEnv) == "1" {
+		os.Exit(runTTYHelper())
+	}
+	os.Exit(m.Run())
+}
+
+// runTTYHelper is the interactive REPL exactly as `minikafka` starts it on a
+// terminal: one session, the readline editor, the interactive loop.
+func runTTYHelper() int {
+	s, err := NewSession(Options{})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer s.Close()
+	ed, err := NewReadlineEditor(EditorConfig{HistoryFile: HistoryPath(os.Getenv), Completer: s, Stdout: os.Stdout, Stderr: os.Stderr})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer ed.Close()
+	return RunInteractive(s, ed, os.Stdout)
+}
+
+// terminal is a REPL process on a pseudo-terminal with its output collected.
+type terminal struct {
+	t    *testing.T
+	ptmx *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan error
+	mark int // output before mark has been matched already
+}
+
+func startTerminal(t *testing.T, stateDir string) *terminal {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), ttyHelperEnv+"=1", "XDG_STATE_HOME="+stateDir, "TERM=xterm", "NO_COLOR=1")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	term := &terminal{t: t, ptmx: ptmx, cmd: cmd, done: make(chan error, 1)}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			term.mu.Lock()
+			term.out.Write(buf[:n])
+			term.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { term.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		ptmx.Close()
+	})
+	return term
+}
+
+// expect waits until s appears in the output after the last match.
+func (term *terminal) expect(s string) {
+	term.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		term.mu.Lock()
+		all := term.out.String()
+		term.mu.Unlock()
+		if i := strings.Index(all[term.mark:], s); i >= 0 {
+			term.mark += i + len(s)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	term.t.Fatalf("timed out waiting for %q; output after the last match:\n%q", s, term.out.String()[term.mark:])
+}
+
+func (term *terminal) send(keys string) {
+	term.t.Helper()
+	if _, err := term.ptmx.Write([]byte(keys)); err != nil {
+		term.t.Fatal(err)
+	}
+}
+
+// TestTerminal drives the interactive REPL through a real pseudo-terminal:
+// typing a command, tab-completing a command name, recalling history with
+// the up arrow, Ctrl-C cancelling a line, and Ctrl-D exiting cleanly with the
+// history saved.
+func TestTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process on a pseudo-terminal")
+	}
+	state := t.TempDir()
+	term := startTerminal(t, state)
+	term.expect("Type help, or Ctrl-D to leave.")
+	term.expect("mk> ")
+
+	// Type a command.
+	term.send("help exit\r")
+	term.expect("exit: leave the REPL")
+	term.expect("mk> ")
+
+	// Tab completes a command name: "hist<TAB>" becomes "history ".
+	term.send("hist\t")
+	term.expect("history ")
+	term.send("\r")
+	term.expect("   1  help exit")
+	term.expect("mk> ")
+
+	// Ctrl-C cancels the line being typed.
+	term.send("garbage-line\x03")
+	term.expect("^C")
+	term.expect("mk> ")
+
+	// The up arrow recalls the previous command (history), Enter runs it.
+	term.send("\x1b[A")
+	term.expect("history")
+	term.send("\r")
+	term.expect("   2  history")
+	term.expect("mk> ")
+
+	// Ctrl-D on an empty line leaves cleanly.
+	term.send("\x04")
+	select {
+	case err := <-term.done:
+		if err != nil {
+			t.Fatalf("the REPL did not exit cleanly: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-D did not end the REPL")
+	}
+	term.mu.Lock()
+	out := term.out.String()
+	term.mu.Unlock()
+	if strings.Contains(out, "garbage-line\r\n") && strings.Contains(out, "unknown command \"garbage-line\"") {
+		t.Error("Ctrl-C must cancel the line, not run it")
+	}
+	hist, err := os.ReadFile(filepath.Join(state, "minikafka", "history"))
+	if err != nil || !strings.Contains(string(hist), "help exit\n") || !strings.Contains(string(hist), "\nhistory") {
+		t.Errorf("persistent history: %q, %v", hist, err)
+	}
+}
