@@ -1,0 +1,245 @@
+package labs
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Coach is the learner's side of exercises (the rustlings/ziglings loop):
+// it judges attempts and prints ✓/✗ per check with the check's own
+// expected-versus-actual text, hands out hints one at a time, shows goals,
+// and keeps the progress file up to date.
+type Coach struct {
+	Out      io.Writer
+	Progress *Progress
+	// Command is how the learner runs the exercise subcommand, used in the
+	// advice printed; "minikafka exercise" when empty.
+	Command string
+}
+
+func (c *Coach) command() string {
+	if c.Command == "" {
+		return "minikafka exercise"
+	}
+	return c.Command
+}
+
+// Check judges the attempt in attemptName (its text is attempt) and prints
+// the verdict: the learner's failed commands, ✓/✗ per check with the
+// check's output under a failed one, and on failure the next hint. It
+// records the outcome (and the hint shown) in the progress file. err is
+// non-nil when the attempt could not be judged (for example an unknown
+// command in it, reported as FILE:LINE) or the progress file could not be
+// written.
+func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec NewExecutor) (bool, error) {
+	entry := c.Progress.Entry(e)
+	fmt.Fprintf(c.Out, "Checking %s: %s\n", e.Name(), e.Title)
+	r, err := RunChecks(e, ParseCommands(attemptName, attempt), newExec)
+	if err != nil {
+		if entry.Status != StatusSolved {
+			entry.Status = StatusAttempted
+		}
+		c.Progress.Set(entry)
+		return false, joinSave(err, c.Progress.Save())
+	}
+	if failed := r.FailedSteps(); len(failed) > 0 {
+		fmt.Fprintf(c.Out, "\nSome of your commands failed (the checks judge the state they left):\n")
+		for _, s := range failed {
+			fmt.Fprintf(c.Out, "  ! %s:%d: %s\n", s.Command.File, s.Command.Line, s.Command.Text)
+			writeIndented(c.Out, "      ", normalizeOutput(s.Output))
+		}
+	}
+	fmt.Fprintln(c.Out)
+	for _, ch := range r.Checks {
+		if ch.Passed {
+			fmt.Fprintf(c.Out, "  ✓ %s\n", ch.Check.Text)
+			continue
+		}
+		fmt.Fprintf(c.Out, "  ✗ %s\n", ch.Check.Text)
+		writeIndented(c.Out, "      ", normalizeOutput(ch.Output))
+	}
+	fmt.Fprintln(c.Out)
+	if r.Passed() {
+		entry.Status = StatusSolved
+		c.Progress.Set(entry)
+		fmt.Fprintf(c.Out, "✓ Solved: all %d checks pass.\n", len(r.Checks))
+		if e.HasSolution {
+			fmt.Fprintf(c.Out, "\nThe reference solution (%s), to compare:\n", e.SolutionPath)
+			writeIndented(c.Out, "  ", normalizeOutput(string(e.Solution)))
+		}
+		return true, c.Progress.Save()
+	}
+	if entry.Status != StatusSolved {
+		entry.Status = StatusAttempted
+	}
+	fmt.Fprintf(c.Out, "✗ %d of %d checks failed.\n", r.Failed(), len(r.Checks))
+	if n, hint, ok := nextHint(e, &entry); ok {
+		fmt.Fprintf(c.Out, "Hint %d/%d: ", n, len(e.Hints))
+		writeHint(c.Out, hint)
+	}
+	c.Progress.Set(entry)
+	fmt.Fprintf(c.Out, "Edit %s and run `%s check %s %s` again.\n", attemptName, c.command(), exerciseRef(e), attemptName)
+	return false, c.Progress.Save()
+}
+
+// nextHint is the first hint not shown yet, which it marks as shown; once
+// every hint has been shown it is the last one again. ok is false when the
+// exercise has no hints.
+func nextHint(e *Exercise, entry *ProgressEntry) (n int, hint string, ok bool) {
+	if len(e.Hints) == 0 {
+		return 0, "", false
+	}
+	if entry.HintsShown < len(e.Hints) {
+		entry.HintsShown++
+	}
+	if entry.Status == "" {
+		entry.Status = StatusNew
+	}
+	n = min(entry.HintsShown, len(e.Hints))
+	return n, e.Hints[n-1], true
+}
+
+// Hint prints the next hint not shown yet and records it in the progress
+// file; when all have been shown it lists them all.
+func (c *Coach) Hint(e *Exercise) error {
+	entry := c.Progress.Entry(e)
+	switch {
+	case len(e.Hints) == 0:
+		fmt.Fprintf(c.Out, "%s has no hints. Read the goal again: `%s show %s`.\n", e.Name(), c.command(), exerciseRef(e))
+		return nil
+	case entry.HintsShown >= len(e.Hints):
+		fmt.Fprintf(c.Out, "No more hints for %s; here are all %d:\n", e.Name(), len(e.Hints))
+		for i, h := range e.Hints {
+			fmt.Fprintf(c.Out, "  %d. ", i+1)
+			writeHint(c.Out, h)
+		}
+		return nil
+	}
+	n, hint, _ := nextHint(e, &entry)
+	c.Progress.Set(entry)
+	fmt.Fprintf(c.Out, "Hint %d/%d for %s: ", n, len(e.Hints), e.Name())
+	writeHint(c.Out, hint)
+	if n < len(e.Hints) {
+		fmt.Fprintf(c.Out, "(`%s hint %s` again for the next one)\n", c.command(), exerciseRef(e))
+	}
+	return c.Progress.Save()
+}
+
+// Show prints an exercise's title, goal and setup, and how to check an
+// attempt.
+func (c *Coach) Show(e *Exercise) {
+	entry := c.Progress.Entry(e)
+	fmt.Fprintf(c.Out, "%s: %s (chapter %d)\n", e.Name(), e.Title, e.Chapter)
+	if entry.Status != "" {
+		fmt.Fprintf(c.Out, "Status: %s\n", statusText(e, entry))
+	}
+	fmt.Fprintf(c.Out, "\nGoal:\n")
+	writeIndented(c.Out, "  ", strings.Split(e.Goal, "\n"))
+	if len(e.Setup) > 0 {
+		fmt.Fprintf(c.Out, "\nSetup (runs before your commands):\n")
+		for _, s := range e.Setup {
+			fmt.Fprintf(c.Out, "  %s\n", s.Text)
+		}
+	}
+	fmt.Fprintf(c.Out, "\nWrite your commands in a file, one per line ('#' comments allowed), then run:\n")
+	fmt.Fprintf(c.Out, "  %s check %s FILE\n", c.command(), exerciseRef(e))
+	if len(e.Hints) > 0 {
+		fmt.Fprintf(c.Out, "Stuck? `%s hint %s` (%d hints).\n", c.command(), exerciseRef(e), len(e.Hints))
+	}
+}
+
+// List prints the progress table: a bar for all exercises, then each
+// chapter's exercises with their status.
+func (c *Coach) List(cat *Catalog) {
+	if len(cat.Exercises) == 0 {
+		fmt.Fprintln(c.Out, "No exercises.")
+		return
+	}
+	solved := 0
+	idWidth, titleWidth := 0, 0
+	for _, e := range cat.Exercises {
+		if c.Progress.Entry(e).Status == StatusSolved {
+			solved++
+		}
+		idWidth = max(idWidth, utf8.RuneCountInString(exerciseRef(e)))
+		titleWidth = max(titleWidth, utf8.RuneCountInString(e.Title))
+	}
+	fmt.Fprintf(c.Out, "Progress: %s %d/%d solved\n", progressBar(solved, len(cat.Exercises), 20), solved, len(cat.Exercises))
+	for i, e := range cat.Exercises {
+		if i == 0 || cat.Exercises[i-1].Chapter != e.Chapter {
+			done, total := 0, 0
+			for _, x := range cat.Exercises {
+				if x.Chapter == e.Chapter {
+					total++
+					if c.Progress.Entry(x).Status == StatusSolved {
+						done++
+					}
+				}
+			}
+			fmt.Fprintf(c.Out, "\nChapter %d", e.Chapter)
+			if e.ChapterSlug != "" {
+				fmt.Fprintf(c.Out, " (%s)", e.ChapterSlug)
+			}
+			fmt.Fprintf(c.Out, ": %d/%d solved\n", done, total)
+		}
+		fmt.Fprintf(c.Out, "  %s  %s  %s\n", pad(exerciseRef(e), idWidth), pad(e.Title, titleWidth), statusText(e, c.Progress.Entry(e)))
+	}
+	fmt.Fprintf(c.Out, "\nStart one with `%s show ID`.\n", c.command())
+}
+
+func statusText(e *Exercise, entry ProgressEntry) string {
+	s := string(entry.Status)
+	if s == "" {
+		s = "-"
+	}
+	if entry.HintsShown > 0 {
+		s += fmt.Sprintf(" (hints %d/%d)", entry.HintsShown, len(e.Hints))
+	}
+	return s
+}
+
+// exerciseRef is how the learner names the exercise on the command line.
+func exerciseRef(e *Exercise) string {
+	if e.ID == "" {
+		return e.Slug
+	}
+	return e.ID
+}
+
+func progressBar(done, total, width int) string {
+	filled := 0
+	if total > 0 {
+		filled = done * width / total
+	}
+	return "[" + strings.Repeat("#", filled) + strings.Repeat("-", width-filled) + "]"
+}
+
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s)))
+}
+
+// writeHint writes a hint whose later lines are indented under the first.
+func writeHint(w io.Writer, hint string) {
+	lines := strings.Split(hint, "\n")
+	fmt.Fprintln(w, lines[0])
+	writeIndented(w, "  ", lines[1:])
+}
+
+func writeIndented(w io.Writer, indent string, lines []string) {
+	for _, l := range lines {
+		if l == "" {
+			fmt.Fprintln(w)
+			continue
+		}
+		fmt.Fprintln(w, indent+l)
+	}
+}
+
+func joinSave(err, saveErr error) error {
+	if saveErr != nil {
+		return fmt.Errorf("%w (and the progress file could not be written: %v)", err, saveErr)
+	}
+	return err
+}

@@ -1,0 +1,172 @@
+package labs
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Status is how far a learner got with an exercise.
+type Status string
+
+// The statuses, in order of progress.
+const (
+	StatusNew       Status = "new"       // hints seen, never checked
+	StatusAttempted Status = "attempted" // checked, not yet passing
+	StatusSolved    Status = "solved"    // passed every check once
+)
+
+// ProgressEntry is one line of the progress file.
+type ProgressEntry struct {
+	ID         string // "05-01", or "-" for an exercise outside labs/NN-slug/
+	Slug       string
+	Status     Status
+	HintsShown int
+}
+
+// Progress is the learner's plain-text progress file: one line per
+// exercise, "ID SLUG STATUS hints=N", sorted, with '#' comments allowed. It
+// holds no dates, so the same steps always write the same file.
+type Progress struct {
+	Path    string
+	entries []ProgressEntry
+}
+
+// ProgressPath is where the progress file lives:
+// $XDG_STATE_HOME/minikafka/progress, or ~/.local/state/minikafka/progress.
+func ProgressPath(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_STATE_HOME"); dir != "" && filepath.IsAbs(dir) {
+		return filepath.Join(dir, "minikafka", "progress"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("cannot locate the progress file: neither XDG_STATE_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".local", "state", "minikafka", "progress"), nil
+}
+
+// LoadProgress reads the progress file at path; a missing file is empty
+// progress. A malformed line is an error with its FILE:LINE.
+func LoadProgress(path string) (*Progress, error) {
+	p := &Progress{Path: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.parse(data); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Progress) parse(data []byte) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || isComment(line) {
+			continue
+		}
+		f := strings.Fields(line)
+		bad := func(why string) error {
+			return errorAt(p.Path, n, "%s in the progress file (fix the line or delete the file to start over)", why)
+		}
+		if len(f) != 4 {
+			return bad("expected \"ID SLUG STATUS hints=N\"")
+		}
+		st := Status(f[2])
+		if st != StatusNew && st != StatusAttempted && st != StatusSolved {
+			return bad(fmt.Sprintf("unknown status %q", f[2]))
+		}
+		hints, ok := strings.CutPrefix(f[3], "hints=")
+		h, err := strconv.Atoi(hints)
+		if !ok || err != nil || h < 0 {
+			return bad(fmt.Sprintf("bad hint count %q", f[3]))
+		}
+		p.Set(ProgressEntry{ID: f[0], Slug: f[1], Status: st, HintsShown: h})
+	}
+	return sc.Err()
+}
+
+func progressID(e *Exercise) string {
+	if e.ID == "" {
+		return "-"
+	}
+	return e.ID
+}
+
+// Entry is the learner's progress on an exercise (status "" when none).
+func (p *Progress) Entry(e *Exercise) ProgressEntry {
+	id := progressID(e)
+	for _, x := range p.entries {
+		if x.ID == id && x.Slug == e.Slug {
+			return x
+		}
+	}
+	return ProgressEntry{ID: id, Slug: e.Slug}
+}
+
+// Set records an entry, replacing the one with the same ID and slug.
+func (p *Progress) Set(entry ProgressEntry) {
+	for i, x := range p.entries {
+		if x.ID == entry.ID && x.Slug == entry.Slug {
+			p.entries[i] = entry
+			return
+		}
+	}
+	p.entries = append(p.entries, entry)
+	slices.SortFunc(p.entries, func(a, b ProgressEntry) int {
+		if c := strings.Compare(a.ID, b.ID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Slug, b.Slug)
+	})
+}
+
+// Entries are all entries, sorted by ID and slug.
+func (p *Progress) Entries() []ProgressEntry { return slices.Clone(p.entries) }
+
+// Bytes is the file's text.
+func (p *Progress) Bytes() []byte {
+	var b bytes.Buffer
+	b.WriteString("# minikafka exercise progress: ID SLUG STATUS hints=N (edit or delete freely)\n")
+	for _, e := range p.entries {
+		status := e.Status
+		if status == "" {
+			status = StatusNew
+		}
+		fmt.Fprintf(&b, "%s %s %s hints=%d\n", e.ID, e.Slug, status, e.HintsShown)
+	}
+	return b.Bytes()
+}
+
+// Save writes the file (creating its directory), replacing it atomically.
+func (p *Progress) Save() error {
+	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p.Path), ".progress-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(p.Bytes())
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), p.Path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package labs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// ListLabs prints the labs of a catalog as a table: ID, slug, chapter,
+// steps and title.
+func ListLabs(w io.Writer, cat *Catalog) {
+	if len(cat.Labs) == 0 {
+		fmt.Fprintln(w, "No labs.")
+		return
+	}
+	idW, slugW := len("ID"), len("SLUG")
+	for _, l := range cat.Labs {
+		idW = max(idW, utf8.RuneCountInString(l.ID))
+		slugW = max(slugW, utf8.RuneCountInString(l.Slug))
+	}
+	fmt.Fprintf(w, "%s  %s  CHAPTER  STEPS  TITLE\n", pad("ID", idW), pad("SLUG", slugW))
+	for _, l := range cat.Labs {
+		fmt.Fprintf(w, "%s  %s  %7d  %5d  %s\n", pad(l.ID, idW), pad(l.Slug, slugW), l.Chapter, l.Steps(), l.Title)
+	}
+}
+
+// RunOptions control RunLabs.
+type RunOptions struct {
+	// Rewrite regenerates the expected output of the labs that ran to the
+	// end and did not match, through Write.
+	Rewrite bool
+	// Write stores a lab's new source (required with Rewrite).
+	Write func(l *Lab, src []byte) error
+}
+
+// RunLabs replays each lab on a fresh executor and prints one line per lab:
+// "✓ 05-01 leo-vs-hw (7 steps)", or "✗ ..." followed by FILE:LINE, the
+// command and a unified diff of the first mismatching block (or why the run
+// stopped). With Rewrite, mismatching labs that ran to the end are rewritten
+// in place ("↻ ...: rewrote N blocks") and labs that did not are refused.
+// It returns the number of labs that failed.
+func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int {
+	failed, rewritten := 0, 0
+	for _, l := range list {
+		r := Run(l, newExec)
+		steps := plural(l.Steps(), "step")
+		switch {
+		case r.OK():
+			fmt.Fprintf(w, "✓ %s (%s)\n", l.Name(), steps)
+		case opt.Rewrite && r.Complete() && r.CloseErr == nil:
+			if err := rewriteLab(r, opt.Write); err != nil {
+				failed++
+				fmt.Fprintf(w, "✗ %s (%s): not rewritten\n%v\n", l.Name(), steps, err)
+				continue
+			}
+			rewritten++
+			fmt.Fprintf(w, "↻ %s (%s): rewrote %s; review the diff before you commit it\n", l.Name(), steps, plural(r.Mismatches(), "block"))
+		case opt.Rewrite:
+			failed++
+			_, _, err := Rewrite(r)
+			if err == nil {
+				err = r.Err()
+			}
+			fmt.Fprintf(w, "✗ %s (%s)\n%v\n", l.Name(), steps, err)
+		default:
+			failed++
+			what := "stopped"
+			if r.Complete() {
+				what = plural(r.Mismatches(), "block") + " differ"
+				if r.Mismatches() == 1 {
+					what = "1 block differs"
+				}
+			}
+			fmt.Fprintf(w, "✗ %s (%s, %s)\n%v\n", l.Name(), steps, what, r.Err())
+		}
+	}
+	if len(list) > 1 {
+		fmt.Fprintf(w, "\n%s: %d passed", plural(len(list), "lab"), len(list)-failed-rewritten)
+		if rewritten > 0 {
+			fmt.Fprintf(w, ", %d rewritten", rewritten)
+		}
+		fmt.Fprintf(w, ", %d failed\n", failed)
+	}
+	return failed
+}
+
+func rewriteLab(r *Result, write func(*Lab, []byte) error) error {
+	src, _, err := Rewrite(r)
+	if err != nil {
+		return err
+	}
+	if write == nil {
+		return errors.New("no way to write the lab")
+	}
+	return write(r.Lab, src)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,230 @@
+package labs
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// StepOptions control step mode.
+type StepOptions struct {
+	// Echo writes every input line after the prompt, so that a transcript
+	// of piped input reads like a session (the terminal echoes otherwise).
+	Echo bool
+}
+
+// stepper is one step-mode session.
+type stepper struct {
+	lab       *Lab
+	newExec   NewExecutor
+	out       io.Writer
+	x         Executor
+	pos       int          // blocks run so far; the next step is Blocks[pos]
+	diverged  bool         // the learner ran commands of their own since the last replay
+	differed  map[int]bool // blocks whose live run did not match
+	validated bool
+}
+
+// Step runs a lab interactively, reading the learner's lines from in: it
+// shows each block's narration and command and runs it when the learner
+// presses Enter, marking output that differs from the lab. Between steps the
+// learner may type commands of their own (the run is then flagged as
+// diverged), "back" (one step back, by replaying the steps before it on a
+// fresh session), "reset" (replay up to the current step, dropping the
+// learner's own commands) or "quit". End of input quits. After the last step
+// the session stays open for experiments until quit.
+func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOptions) (err error) {
+	s := &stepper{lab: l, newExec: newExec, out: out, differed: map[int]bool{}}
+	if err := s.replay(0); err != nil {
+		return err
+	}
+	defer func() {
+		if s.x == nil {
+			return
+		}
+		if cerr := closeExec(s.x); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	fmt.Fprintf(out, "Lab %s: %s (chapter %d, %s)\n", l.Name(), l.Title, l.Chapter, plural(l.Steps(), "step"))
+	fmt.Fprintln(out, "Press Enter to run each step. Type a command of your own to experiment, or: back, reset, quit.")
+	s.show()
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for {
+		fmt.Fprint(out, s.prompt())
+		if !sc.Scan() {
+			if opt.Echo {
+				fmt.Fprintln(out)
+			}
+			break
+		}
+		line := strings.TrimSpace(sc.Text())
+		if opt.Echo {
+			fmt.Fprintln(out, line)
+		}
+		switch line {
+		case "", "next":
+			if err := s.next(); err != nil {
+				return err
+			}
+		case "back":
+			if s.pos == 0 {
+				fmt.Fprintln(out, "Already at the first step.")
+				continue
+			}
+			if err := s.replay(s.pos - 1); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Back to step %d (replayed the steps before it on a fresh cluster).\n", s.pos+1)
+			s.show()
+		case "reset":
+			if err := s.replay(s.pos); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "Reset: replayed %s on a fresh cluster; your own commands are gone.\n", plural(s.pos, "step"))
+			s.show()
+		case "quit", "exit":
+			fmt.Fprintf(out, "Stopped at step %d of %d.\n", min(s.pos+1, l.Steps()), l.Steps())
+			return nil
+		default:
+			if err := s.own(line); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(out, "Stopped at step %d of %d.\n", min(s.pos+1, l.Steps()), l.Steps())
+	return sc.Err()
+}
+
+func (s *stepper) prompt() string {
+	if s.pos >= s.lab.Steps() {
+		return fmt.Sprintf("%s end> ", s.lab.ID)
+	}
+	return fmt.Sprintf("%s %d/%d> ", s.lab.ID, s.pos+1, s.lab.Steps())
+}
+
+// show prints the narration and command of the next step.
+func (s *stepper) show() {
+	if s.pos >= s.lab.Steps() {
+		return
+	}
+	b := s.lab.Blocks[s.pos]
+	fmt.Fprintf(s.out, "\n── Step %d/%d ──\n", s.pos+1, s.lab.Steps())
+	for _, n := range b.Narration {
+		fmt.Fprintln(s.out, n)
+	}
+	if len(b.Narration) > 0 {
+		fmt.Fprintln(s.out)
+	}
+	fmt.Fprintf(s.out, "mk> %s\n", b.Command)
+}
+
+// next runs the next step and shows the one after it.
+func (s *stepper) next() error {
+	if s.pos >= s.lab.Steps() {
+		fmt.Fprintln(s.out, "The lab is finished. Keep experimenting, or: back, reset, quit.")
+		return nil
+	}
+	b := s.lab.Blocks[s.pos]
+	out, _, fatal := execLine(s.x, b.Command)
+	if fatal != nil {
+		return &SourceError{File: s.lab.Path, Line: b.Line, Err: fatal}
+	}
+	io.WriteString(s.out, out)
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		fmt.Fprintln(s.out)
+	}
+	if !b.Matches(out) {
+		s.differed[s.pos] = true
+		fmt.Fprintf(s.out, "✗ this output differs from the lab (%s)", b.Pos())
+		if s.diverged {
+			fmt.Fprint(s.out, "; your own commands changed the state, `reset` replays without them")
+		}
+		fmt.Fprintf(s.out, ":\n%s", b.Diff(out))
+	} else {
+		delete(s.differed, s.pos)
+	}
+	s.pos++
+	if s.pos < s.lab.Steps() {
+		s.show()
+		return nil
+	}
+	s.finish()
+	return nil
+}
+
+func (s *stepper) finish() {
+	fmt.Fprintln(s.out)
+	for _, n := range s.lab.Epilogue {
+		fmt.Fprintln(s.out, n)
+	}
+	if len(s.lab.Epilogue) > 0 {
+		fmt.Fprintln(s.out)
+	}
+	verdict := "every output matched the lab"
+	if n := len(s.differed); n > 0 {
+		verdict = fmt.Sprintf("%s differed from the lab", plural(n, "step"))
+		if n == 1 {
+			verdict = "1 step differed from the lab"
+		}
+	}
+	if s.diverged {
+		verdict += " (a diverged run: you typed commands of your own)"
+	}
+	fmt.Fprintf(s.out, "End of lab %s: %s, %s.\n", s.lab.Name(), plural(s.lab.Steps(), "step"), verdict)
+	fmt.Fprintln(s.out, "Keep experimenting, or: back, reset, quit.")
+}
+
+// own runs a command of the learner's.
+func (s *stepper) own(line string) error {
+	out, _, fatal := execLine(s.x, line)
+	if fatal != nil {
+		return fatal
+	}
+	io.WriteString(s.out, out)
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		fmt.Fprintln(s.out)
+	}
+	if !s.diverged {
+		s.diverged = true
+		fmt.Fprintln(s.out, "(You left the script: later steps may no longer match. `reset` replays up to this step without your commands.)")
+	}
+	return nil
+}
+
+// replay starts a fresh session and silently runs the first n blocks.
+func (s *stepper) replay(n int) error {
+	if s.x != nil {
+		old := s.x
+		s.x = nil
+		if err := closeExec(old); err != nil {
+			return err
+		}
+	}
+	x, err := open(s.newExec)
+	if err != nil {
+		return err
+	}
+	if v, ok := x.(Validator); ok && !s.validated {
+		if err := s.lab.Validate(v); err != nil {
+			closeExec(x)
+			return err
+		}
+		s.validated = true
+	}
+	s.x = x
+	for _, b := range s.lab.Blocks[:n] {
+		if _, _, fatal := execLine(x, b.Command); fatal != nil {
+			return &SourceError{File: s.lab.Path, Line: b.Line, Err: fatal}
+		}
+	}
+	s.pos, s.diverged = n, false
+	for k := range s.differed {
+		if k >= n {
+			delete(s.differed, k)
+		}
+	}
+	return nil
+}
