@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// BrokerState describes one broker as plain values.
+type BrokerState struct {
+	ID             int32
+	Up             bool
+	LeaderOf       []TopicPartition
+	ReplicaOf      []TopicPartition
+	UnflushedBytes int64 // what a machine crash would drop now
+}
+
+// Brokers describes every broker, by id.
+func (c *Cluster) Brokers() ([]BrokerState, error) {
+	if err := c.guard(); err != nil {
+		return nil, err
+	}
+	var out []BrokerState
+	for _, id := range c.sortedBrokers() {
+		st := BrokerState{ID: id, Up: c.brokers[id].up}
+		for _, tp := range c.sortedTPs() {
+			rs := c.sets[tp]
+			r := rs.Replica(id)
+			if r == nil {
+				continue
+			}
+			st.ReplicaOf = append(st.ReplicaOf, tp)
+			if rs.Leader() == id {
+				st.LeaderOf = append(st.LeaderOf, tp)
+			}
+			if l := r.Log(); l != nil {
+				st.UnflushedBytes += l.UnflushedBytes()
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (c *Cluster) broker(id int32) (*brokerInfo, error) {
+	b := c.brokers[id]
+	if b == nil {
+		return nil, kerr.Argument("unknown broker %d", id)
+	}
+	return b, nil
+}
+
+// CrashBroker fails one broker as a machine failure would (decisions.md,
+// per-broker crash). Its replicas stop fetching and serving; each of its logs
+// closes without a clean-shutdown marker and, unless keepUnflushed, loses
+// the bytes appended since its last flush (storage Crash(false)). Partitions
+// it leads go offline: produce and fetch fail with LEADER_NOT_AVAILABLE and
+// their pending acks=all waiters fail, until a promotion or a restart. A
+// crashed follower stays in the ISR until replica.lag.time.max.ms of clock
+// time passes without a fetch (that is how Kafka notices).
+func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
+	if err := c.guard(); err != nil {
+		return err
+	}
+	b, err := c.broker(id)
+	if err != nil {
+		return err
+	}
+	if !b.up {
+		return kerr.State("broker %d is already down", id)
+	}
+	b.up = false
+	ev := BrokerCrashed{Broker: id, KeepUnflushed: keepUnflushed}
+	var errs []error
+	for _, tp := range c.sortedTPs() {
+		rs := c.sets[tp]
+		if rs.Replica(id) == nil {
+			continue
+		}
+		if rs.Leader() == id {
+			ev.Offline = append(ev.Offline, tp)
+		}
+		lost, err := rs.CrashReplica(id, keepUnflushed)
+		ev.DroppedBytes += lost
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.events.Emit(ev)
+	return errors.Join(errs...)
+}
+
+// RestartReport is what a broker restart did: each replica's recovery
+// report, and what the replica did once back.
+type RestartReport struct {
+	Broker   int32
+	Replicas []ReplicaRestart
+}
+
+// ReplicaRestart is one replica's restart.
+type ReplicaRestart struct {
+	TP       TopicPartition
+	Recovery storage.RecoveryReport
+	replication.RestartOutcome
+}
+
+// RestartBroker brings a crashed broker back. Each of its logs is reopened
+// with real recovery (storage.Open: a torn tail is repaired and reported).
+// A follower above the HW truncates to it, a follower below the HW leaves the
+// ISR, and each catches up at the next Replicate. A partition it led comes
+// back online in a new leader epoch (saved in metadata.json); if the leader
+// came back without records the HW covered, the HW drops and a DataLost
+// event says so.
+func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
+	rep := RestartReport{Broker: id}
+	if err := c.guard(); err != nil {
+		return rep, err
+	}
+	b, err := c.broker(id)
+	if err != nil {
+		return rep, err
+	}
+	if b.up {
+		return rep, kerr.State("broker %d is running", id)
+	}
+	b.up = true
+	var errs []error
+	for _, tp := range c.sortedTPs() {
+		rs := c.sets[tp]
+		r := rs.Replica(id)
+		if r == nil || r.Up() {
+			continue
+		}
+		l, recovery, err := storage.Open(c.replicaDir(tp, id), c.storageOptions(), rs.LeaderEpoch())
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if recovery.Truncation != nil {
+			c.events.Emit(RecoveryTruncated{TP: tp, Broker: id, Truncation: *recovery.Truncation})
+		}
+		out, err := rs.RestartReplica(id, l)
+		rep.Replicas = append(rep.Replicas, ReplicaRestart{TP: tp, Recovery: recovery, RestartOutcome: out})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if out.Reelected {
+			if err := c.syncMetadata(tp); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	c.events.Emit(BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
+	return rep, errors.Join(errs...)
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }

@@ -1,0 +1,438 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/producer"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// LifecycleState is where a cluster stands (§15.2–§15.3).
+type LifecycleState uint8
+
+// The lifecycle states: running → closing → closed, or running → failed
+// (a terminal error; close and crash still work).
+const (
+	Running LifecycleState = iota
+	Closing
+	Closed
+	FailedState
+)
+
+// String returns "running", "closing", "closed" or "failed".
+func (s LifecycleState) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Closing:
+		return "closing"
+	case Closed:
+		return "closed"
+	case FailedState:
+		return "failed"
+	}
+	return "unknown"
+}
+
+type brokerInfo struct {
+	id int32
+	up bool
+}
+
+// Cluster is a deterministic, in-process MiniKafka cluster over a data
+// directory: brokers, topics, one replica set per partition, producers, and
+// the lifecycle. It is the only API the REPL, the labs and the adapters use.
+//
+// A Cluster is not safe for concurrent use: like etcd's RawNode it is a
+// single-threaded state machine. Adapters with goroutines serialize their
+// calls.
+type Cluster struct {
+	cfg      Config
+	clock    clock.Clock
+	settings *replication.Settings
+	env      *replication.Env
+	events   *replication.EventLog
+	ids      *replication.IDSource
+
+	state    LifecycleState
+	terminal error // set by a failed flush cycle; every guarded call returns it
+	failNext error // one-shot flush failure injector
+
+	topics  map[string]*TopicMetadata
+	sets    map[TopicPartition]*replication.ReplicaSet
+	brokers map[int32]*brokerInfo
+
+	identities    *producer.IdentityStore
+	producers     []*producer.Producer
+	producerCount int
+	partitioner   *producer.Partitioner
+	txns          Transactions
+}
+
+// ReplicaRecovery is one replica's recovery at open or restart.
+type ReplicaRecovery struct {
+	TP     TopicPartition
+	Broker int32
+	Report storage.RecoveryReport
+}
+
+// OpenReport lists what recovery did to every replica log, in topic,
+// partition and assignment order.
+type OpenReport struct {
+	Replicas []ReplicaRecovery
+}
+
+// Truncations returns the recoveries that repaired a torn tail.
+func (r OpenReport) Truncations() []ReplicaRecovery {
+	var out []ReplicaRecovery
+	for _, rr := range r.Replicas {
+		if rr.Report.Truncation != nil {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// Open opens (or creates) the cluster in cfg.DataDir (§5.1): it loads
+// metadata.json, opens every replica log with recovery, loads the producer
+// identities, and builds one replica set per partition (§9.1: the ISR is the
+// leader plus every replica whose LEO equals the leader's, the HW the minimum
+// LEO). clk is the cluster's clock; nil means a manual clock at 0.
+//
+// If anything fails, the logs opened so far are closed and nothing is left
+// running.
+func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
+	var report OpenReport
+	if err := cfg.Validate(); err != nil {
+		return nil, report, err
+	}
+	cfg = cfg.clone()
+	if clk == nil {
+		clk = clock.NewManual(0)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, report, kerr.Wrap(kerr.StorageError, err, "create data directory")
+	}
+	topics, err := loadMetadata(cfg.DataDir)
+	if err != nil {
+		return nil, report, err
+	}
+	c := &Cluster{
+		cfg: cfg, clock: clk,
+		settings: &replication.Settings{},
+		events:   &replication.EventLog{},
+		ids:      &replication.IDSource{},
+		topics:   map[string]*TopicMetadata{},
+		sets:     map[TopicPartition]*replication.ReplicaSet{},
+		brokers:  map[int32]*brokerInfo{},
+		txns:     noTransactions{},
+	}
+	c.applySettings()
+	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings}
+	c.partitioner = producer.NewPartitioner()
+	for _, b := range cfg.BrokerIDs {
+		c.brokers[b] = &brokerInfo{id: b, up: true}
+	}
+
+	// Step 2: open every replica log with the partition's metadata epoch.
+	logs := map[TopicPartition]map[int32]*storage.Log{}
+	closeAll := func() {
+		for _, m := range logs {
+			for _, l := range m {
+				l.Close()
+			}
+		}
+	}
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			m := map[int32]*storage.Log{}
+			logs[p.TP()] = m
+			for _, b := range p.Replicas {
+				l, rep, err := storage.Open(c.replicaDir(p.TP(), b), c.storageOptions(), p.LeaderEpoch)
+				if err != nil {
+					closeAll()
+					return nil, report, err
+				}
+				m[b] = l
+				report.Replicas = append(report.Replicas, ReplicaRecovery{TP: p.TP(), Broker: b, Report: rep})
+				if c.brokers[b] == nil {
+					c.brokers[b] = &brokerInfo{id: b, up: true}
+				}
+			}
+		}
+	}
+	// Step 3 belongs to consumer groups: offsets.json is loaded here.
+	// Step 4: producer identities, then one replica set per partition. (The
+	// transaction journal's recovery runs here too, before the replica sets.)
+	if c.identities, err = producer.OpenIdentityStore(cfg.DataDir); err != nil {
+		closeAll()
+		return nil, report, err
+	}
+	for _, t := range topics {
+		tm := t
+		c.topics[t.Name] = &tm
+		for _, p := range t.Partitions {
+			rs, err := replication.NewReplicaSet(c.env, p.TP(), p.Replicas, p.Leader, p.LeaderEpoch, logs[p.TP()])
+			if err != nil {
+				closeAll()
+				return nil, report, err
+			}
+			c.sets[p.TP()] = rs
+		}
+	}
+	for _, rr := range report.Replicas {
+		if rr.Report.Truncation != nil {
+			c.events.Emit(RecoveryTruncated{TP: rr.TP, Broker: rr.Broker, Truncation: *rr.Report.Truncation})
+		}
+	}
+	c.state = Running
+	return c, report, nil
+}
+
+func (c *Cluster) applySettings() {
+	*c.settings = replication.Settings{
+		MinInsyncReplicas: c.cfg.MinInsyncReplicas,
+		Lag:               replication.LagConfig{MaxOffsets: c.cfg.ReplicaLagMaxOffsets, MaxTimeMs: c.cfg.ReplicaLagTimeMaxMs},
+		FetchMaxBytes:     c.cfg.ReplicaFetchMaxBytes,
+	}
+}
+
+func (c *Cluster) storageOptions() storage.Options {
+	o := storage.DefaultOptions()
+	o.SegmentBytes = c.cfg.SegmentBytes
+	o.IndexIntervalBytes = c.cfg.IndexIntervalBytes
+	return o
+}
+
+func brokerDirName(b int32) string { return "broker-" + strconv.Itoa(int(b)) }
+
+func (c *Cluster) replicaDir(tp TopicPartition, b int32) string {
+	return filepath.Join(c.cfg.DataDir, brokerDirName(b), tp.String())
+}
+
+// guard returns the stored terminal error, or "cluster is closed" unless the
+// cluster is running.
+func (c *Cluster) guard() error {
+	if c.terminal != nil {
+		return c.terminal
+	}
+	if c.state != Running {
+		return kerr.State("cluster is closed")
+	}
+	return nil
+}
+
+// guardFlush is guard for producer flushes, which Close runs while the
+// cluster is closing.
+func (c *Cluster) guardFlush() error {
+	if c.terminal == nil && c.state == Closing {
+		return nil
+	}
+	return c.guard()
+}
+
+// State reports running, closing, closed or failed.
+func (c *Cluster) State() LifecycleState { return c.state }
+
+// TerminalError is the error that failed the cluster, or nil.
+func (c *Cluster) TerminalError() error { return c.terminal }
+
+// Config returns the cluster's configuration.
+func (c *Cluster) Config() Config { return c.cfg.clone() }
+
+// DataDir is the cluster's data directory.
+func (c *Cluster) DataDir() string { return c.cfg.DataDir }
+
+// Now is the cluster clock's time in milliseconds.
+func (c *Cluster) Now() int64 { return c.clock.NowMs() }
+
+// Clock returns the cluster's clock.
+func (c *Cluster) Clock() clock.Clock { return c.clock }
+
+// TakeEvents drains the event queue: everything the calls since the last
+// TakeEvents changed, in order.
+func (c *Cluster) TakeEvents() []Event { return c.events.Take() }
+
+// SetConfig changes one knob by its Kafka name. Knobs the cluster reads live
+// (min.insync.replicas, the replica lag and fetch knobs, session.timeout.ms)
+// apply at once; the others (segment.bytes, index.interval.bytes) are stored
+// in Config() and take effect when the cluster is opened again, which
+// needsReopen reports.
+func (c *Cluster) SetConfig(name, value string) (needsReopen bool, err error) {
+	if err := c.guard(); err != nil {
+		return false, err
+	}
+	f, err := findField(name)
+	if err != nil {
+		return false, err
+	}
+	next := c.cfg.clone()
+	if err := next.Set(name, value); err != nil {
+		return false, err
+	}
+	c.cfg = next
+	if f.key.NeedsReopen {
+		return true, nil
+	}
+	c.applySettings()
+	return false, nil
+}
+
+// FailNextFlush arms a one-shot failure: the next RunFlushCycle fails with
+// err, which becomes the cluster's terminal error (§15.3).
+func (c *Cluster) FailNextFlush(err error) error {
+	if err == nil {
+		return kerr.Argument("an injected failure needs an error")
+	}
+	c.failNext = err
+	return nil
+}
+
+// RunFlushCycle fires an armed failure injector, then fsyncs every running
+// replica log (and, with consumer groups, flushes the offset store). If any
+// step fails, the error becomes the terminal error: the state becomes failed
+// and every guarded call returns that error from then on; Close and Crash
+// still work.
+func (c *Cluster) RunFlushCycle() error {
+	if err := c.guard(); err != nil {
+		return err
+	}
+	err := c.failNext
+	c.failNext = nil
+	if err == nil {
+		err = c.flushLogs()
+	}
+	if err != nil {
+		c.terminal = err
+		c.state = FailedState
+	}
+	return err
+}
+
+func (c *Cluster) flushLogs() error {
+	for _, tp := range c.sortedTPs() {
+		rs := c.sets[tp]
+		for _, b := range rs.Assignment() {
+			if l := rs.Replica(b).Log(); l != nil {
+				if err := l.Flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fail makes err the terminal error (a broken invariant between memory and
+// disk, such as metadata that could not be saved after a promotion).
+func (c *Cluster) fail(err error) error {
+	if c.terminal == nil {
+		c.terminal = err
+		c.state = FailedState
+	}
+	return err
+}
+
+// Close shuts the cluster down gracefully (§15.2, decision 25). It is
+// idempotent and never hangs:
+//
+//  1. the state becomes closing;
+//  2. every producer closes, flushing its pending records (their appends
+//     happen now; acks=all batches may stay pending);
+//  3. every acks=all waiter still pending fails with REQUEST_TIMED_OUT: the
+//     batch stays in the leader log, but nothing will replicate it now;
+//  4. (consumer groups: consumers close and the offset store is flushed);
+//  5. every running replica log is flushed and closed with a clean-shutdown
+//     marker;
+//  6. the state becomes closed.
+//
+// A failed cluster can still be closed; its terminal error stays.
+func (c *Cluster) Close() error {
+	if c.state == Closed || c.state == Closing {
+		return nil
+	}
+	c.state = Closing
+	for _, p := range c.producers {
+		p.Close()
+	}
+	for _, tp := range c.sortedTPs() {
+		c.sets[tp].FailPending(kerr.New(kerr.RequestTimedOut,
+			"cluster closed before %s's ISR acknowledged the write; the batch stays in the leader log, unacknowledged", tp))
+	}
+	var errs []error
+	for _, tp := range c.sortedTPs() {
+		rs := c.sets[tp]
+		for _, b := range rs.Assignment() {
+			if l := rs.Replica(b).Log(); l != nil {
+				if err := l.Close(); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	c.state = Closed
+	return errors.Join(errs...)
+}
+
+// Crash stops the cluster as a process crash would (§15.2). It is idempotent:
+//
+//  1. every producer crashes: its pending futures are cancelled (neither done
+//     nor failed) and its accumulator is dropped;
+//  2. every pending acks=all waiter is cancelled;
+//  3. (consumer groups: members do not leave; they expire later, decision 26);
+//  4. every running replica log closes without fsync and without a
+//     clean-shutdown marker; bytes already handed to the OS stay
+//     (storage Crash(true)), unlike a broker crash, which models a machine
+//     failure;
+//  5. the state becomes closed.
+func (c *Cluster) Crash() error {
+	if c.state == Closed {
+		return nil
+	}
+	for _, p := range c.producers {
+		p.Crash()
+	}
+	for _, tp := range c.sortedTPs() {
+		c.sets[tp].CancelPending()
+	}
+	var errs []error
+	for _, tp := range c.sortedTPs() {
+		rs := c.sets[tp]
+		for _, b := range rs.Assignment() {
+			if l := rs.Replica(b).Log(); l != nil {
+				if err := l.Crash(true); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	c.state = Closed
+	return errors.Join(errs...)
+}
+
+// sortedTPs lists every partition in topic, partition order.
+func (c *Cluster) sortedTPs() []TopicPartition {
+	out := make([]TopicPartition, 0, len(c.sets))
+	for tp := range c.sets {
+		out = append(out, tp)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out
+}
+
+// sortedBrokers lists every known broker id, ascending.
+func (c *Cluster) sortedBrokers() []int32 {
+	out := make([]int32, 0, len(c.brokers))
+	for id := range c.brokers {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,73 @@
+// Package engine is MiniKafka's cluster: the one API the REPL, the labs and
+// the adapters use. A Cluster models a small Kafka cluster in process,
+// deterministically, over real files in a data directory:
+//
+//	<data>/metadata.json               topics, replicas, leaders, leader epochs (§5.3)
+//	<data>/producer-identities.json    idempotent producer ids and epochs (§8.5.1)
+//	<data>/broker-<id>/<topic>-<p>/    one partition log per replica (engine/storage)
+//
+// # The model
+//
+// Brokers are ids in one process. Every partition has a replica set
+// (engine/replication): a leader, followers, an ISR, a high watermark (HW),
+// pending acks=all waiters and broker-side producer state. Producers
+// (engine/producer) partition, batch and append through the cluster. Nothing
+// runs in the background: followers fetch only when Replicate is called,
+// linger flushes and ISR lag run only inside Advance, and every call records
+// what it changed as plain-value events (TakeEvents) — the trace a learner
+// reads after each command. Same calls, same data directory contents, same
+// events: the engine never reads the wall clock (an injected clock.Clock,
+// a manual clock in the tool), starts no goroutine and iterates maps in
+// sorted order.
+//
+// Waiting is a value: an acks=all append returns a pending Ack, a producer
+// send a pending Future. They are single-threaded promises with small ids,
+// settled by a later step (a fetch round, a promotion, a close) and with
+// synchronous continuations.
+//
+// # MiniKafka is not Kafka
+//
+// The defaults follow the MiniKafka specification, which deliberately differs
+// from Apache Kafka in ways a learner should know:
+//
+//   - promotion keeps only the committed prefix: the new leader truncates to
+//     the HW, and replicas above it are marked diverged and truncate before
+//     they fetch again (Kafka reconciles with leader epochs, KIP-101/279);
+//   - keyed records are placed by crc32 (Kafka: murmur2);
+//   - an idempotent producer's duplicates are recognised for its last batch
+//     only (Kafka remembers five);
+//   - batches are MKB1 frames, not record batch v2;
+//   - the ISR also has an offset-lag limit (replica.lag.max.offsets), a
+//     deterministic teaching knob; promotion is manual.
+//
+// # Advance
+//
+// Advance(ms) moves the manual clock, then runs what is due in a fixed
+// order: each open producer's due linger flushes (producers in creation
+// order, partitions sorted), then the ISR refresh of every partition in
+// topic-partition order. (Consumer-group session expiry belongs after the
+// ISR refresh.)
+//
+// # Two kinds of crash
+//
+// Cluster.Crash is a process crash: producers lose what they buffered and
+// pending handles are cancelled, but every byte the logs handed to the OS
+// survives (the page cache outlives the process), so only the clean-shutdown
+// marker is missing and recovery rescans the active segments.
+//
+// Cluster.CrashBroker is a machine failure of one broker: its logs lose the
+// bytes appended since their last flush (unless keepUnflushed), its replicas
+// stop fetching and serving, and partitions it led go offline
+// (LEADER_NOT_AVAILABLE) until an in-sync replica is promoted or the broker
+// restarts. A crashed follower stays in the ISR until replica.lag.time.max.ms
+// passes on the clock. RestartBroker reopens its logs with real recovery.
+//
+// # Lifecycle
+//
+// A cluster is running, closing, closed or failed. Close flushes producers,
+// fails acks=all waiters that can no longer complete (REQUEST_TIMED_OUT,
+// decision 25: close never hangs) and closes the logs with a clean-shutdown
+// marker. RunFlushCycle fsyncs every log; if it fails (FailNextFlush injects
+// a one-shot failure) the error becomes terminal and every guarded call
+// returns it.
+package engine

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/producer"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// Event is one change a call made, for the teaching trace (TakeEvents). Each
+// has a stable Kind and a one-line String. The concrete types are below;
+// callers switch on them.
+type Event = replication.Event
+
+// Replication events (see package replication).
+type (
+	HWMoved          = replication.HWMoved
+	ISRShrank        = replication.ISRShrank
+	ISRExpanded      = replication.ISRExpanded
+	FollowerFetched  = replication.FollowerFetched
+	ReplicaTruncated = replication.ReplicaTruncated
+	FollowerReset    = replication.FollowerReset
+	ReplicaDiverged  = replication.ReplicaDiverged
+	LeaderChanged    = replication.LeaderChanged
+	DataLost         = replication.DataLost
+	AckResolved      = replication.AckResolved
+	AckFailed        = replication.AckFailed
+	AckCancelled     = replication.AckCancelled
+)
+
+// Producer events (see package producer).
+type (
+	BatchFlushed   = producer.BatchFlushed
+	FuturesSettled = producer.FuturesSettled
+)
+
+// BrokerCrashed: a broker failed (CrashBroker).
+type BrokerCrashed struct {
+	Broker        int32
+	KeepUnflushed bool
+	DroppedBytes  int64            // unflushed bytes lost
+	Offline       []TopicPartition // partitions it led
+}
+
+// Kind returns "broker_crashed".
+func (BrokerCrashed) Kind() string { return "broker_crashed" }
+
+// String describes the event on one line.
+func (e BrokerCrashed) String() string {
+	s := fmt.Sprintf("broker %d crashed", e.Broker)
+	if e.KeepUnflushed {
+		s += " (unflushed bytes kept)"
+	} else {
+		s += fmt.Sprintf(", dropping %d unflushed bytes", e.DroppedBytes)
+	}
+	if len(e.Offline) > 0 {
+		names := make([]string, len(e.Offline))
+		for i, tp := range e.Offline {
+			names[i] = tp.String()
+		}
+		s += "; offline until a promotion or a restart: " + strings.Join(names, ", ")
+	}
+	return s
+}
+
+// BrokerRestarted: a crashed broker came back (RestartBroker).
+type BrokerRestarted struct {
+	Broker   int32
+	Replicas int // replicas reopened
+}
+
+// Kind returns "broker_restarted".
+func (BrokerRestarted) Kind() string { return "broker_restarted" }
+
+// String describes the event on one line.
+func (e BrokerRestarted) String() string {
+	return fmt.Sprintf("broker %d restarted: %d replica logs recovered", e.Broker, e.Replicas)
+}
+
+// RecoveryTruncated: recovery cut a torn or corrupt tail off a replica's
+// active segment, at open or at a broker restart.
+type RecoveryTruncated struct {
+	TP         TopicPartition
+	Broker     int32
+	Truncation storage.Truncation
+}
+
+// Kind returns "recovery_truncated".
+func (RecoveryTruncated) Kind() string { return "recovery_truncated" }
+
+// String describes the event on one line.
+func (e RecoveryTruncated) String() string {
+	t := e.Truncation
+	return fmt.Sprintf("%s broker %d recovery truncated %s at byte %d: dropped %d bytes, kept %d batches (%s)",
+		e.TP, e.Broker, t.Segment, t.Position, t.BytesDropped, t.BatchesKept, t.Reason)
+}

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/producer"
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+)
+
+// Produce appends one record as its own batch: the REPL's produce command and
+// the JSON/TCP adapter's produce. partition AnyPartition uses the cluster's
+// partitioner (crc32 of the key; keyless records go to the topic's sticky
+// partition, which moves on once such a batch succeeds — decision 24); an
+// explicit partition is checked (UNKNOWN_PARTITION). A negative timestamp
+// means the clock's time. The Ack is done at once for acks 0 and 1 and may be
+// pending for acks=all. Any error means nothing was appended.
+func (c *Cluster) Produce(topicName string, partition int32, r record.Record, acks AckMode) (*Ack, error) {
+	if err := c.guard(); err != nil {
+		return nil, err
+	}
+	if !acks.Valid() {
+		return nil, kerr.Argument("acks must be 0, 1, or all (got %d)", int8(acks))
+	}
+	count, err := c.partitionCount(topicName)
+	if err != nil {
+		return nil, err
+	}
+	if partition == AnyPartition {
+		partition, _ = c.partitioner.Choose(topicName, count, r.Key)
+	} else if partition < 0 || partition >= count {
+		return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, partition)
+	}
+	if r.TimestampMs < 0 {
+		r.TimestampMs = c.clock.NowMs()
+	}
+	tp := TopicPartition{Topic: topicName, Partition: partition}
+	ack, err := c.sets[tp].Append(record.NewBatch([]record.Record{r}), acks, "produce")
+	if err != nil {
+		return nil, err
+	}
+	if r.Key == nil {
+		ack.OnSettle(func() {
+			if ack.State() == Done {
+				c.partitioner.OnBatchClosed(topicName, count, partition)
+			}
+		})
+	}
+	return ack, nil
+}
+
+// AppendBatch appends an unassigned batch to a partition's leader with the
+// given acks (§9.4). A batch whose LeaderEpoch is set (>= 0) states the epoch
+// the caller believes current; a stale one is FENCED_LEADER_EPOCH. The Ack is
+// done at once for acks 0 and 1 and may be pending for acks=all. Any error
+// means nothing was appended.
+func (c *Cluster) AppendBatch(tp TopicPartition, b *record.Batch, acks AckMode) (*Ack, error) {
+	return c.appendBatch(tp, b, acks, "append")
+}
+
+func (c *Cluster) appendBatch(tp TopicPartition, b *record.Batch, acks AckMode, source string) (*Ack, error) {
+	if err := c.guard(); err != nil {
+		return nil, err
+	}
+	rs, err := c.replicaSet(tp)
+	if err != nil {
+		return nil, err
+	}
+	return rs.Append(b, acks, source)
+}
+
+func (c *Cluster) partitionCount(topicName string) (int32, error) {
+	t := c.topics[topicName]
+	if t == nil {
+		return 0, kerr.New(kerr.UnknownTopic, "%s", topicName)
+	}
+	return int32(len(t.Partitions)), nil
+}
+
+// PendingAcks lists every pending acks=all acknowledgement, by id.
+func (c *Cluster) PendingAcks() []*Ack {
+	var out []*Ack
+	for _, tp := range c.sortedTPs() {
+		out = append(out, c.sets[tp].PendingAcks()...)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID() < out[j-1].ID(); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// producerPort is what producers see of the cluster.
+type producerPort struct{ c *Cluster }
+
+func (p producerPort) PartitionCount(topicName string) (int32, error) {
+	if err := p.c.guardFlush(); err != nil {
+		return 0, err
+	}
+	return p.c.partitionCount(topicName)
+}
+
+func (p producerPort) AppendBatch(tp TopicPartition, b *record.Batch, acks replication.AckMode, source string) (*replication.Ack, error) {
+	if err := p.c.guardFlush(); err != nil {
+		return nil, err
+	}
+	rs, err := p.c.replicaSet(tp)
+	if err != nil {
+		return nil, err
+	}
+	return rs.Append(b, acks, source)
+}
+
+// NewProducer creates a producer (§8.3, §8.5). Options start from
+// producer.DefaultOptions(). An empty name becomes producer-{n}, n counting
+// every producer this cluster instance created. An idempotent producer gets
+// its identity from producer-identities.json (a new name: a new PID, epoch 0;
+// a known name: the same PID, epoch + 1) and the epoch is registered on every
+// existing partition, which fences an older instance of the same name;
+// identity store failures are STORAGE_ERROR (decision 29). Acks 1 is upgraded
+// to all for idempotent producers and acks 0 is an argument error
+// (decision 4).
+func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error) {
+	if err := c.guard(); err != nil {
+		return nil, err
+	}
+	acks, err := producer.ResolveAcks(opts.Acks, opts.Idempotent)
+	if err != nil {
+		return nil, err
+	}
+	opts.Acks = acks
+	if _, err := producer.NewAccumulator(opts.BatchSize, opts.LingerMs, opts.MaxBufferBytes); err != nil {
+		return nil, err
+	}
+	if opts.Name == "" {
+		opts.Name = fmt.Sprintf("producer-%d", c.producerCount+1)
+	}
+	var id producer.Identity
+	if opts.Idempotent {
+		next, ok := c.identities.Get(opts.Name)
+		if ok {
+			next.Epoch++
+		} else {
+			next = producer.Identity{PID: int64(c.identities.Len()) + 1}
+		}
+		for _, tp := range c.sortedTPs() {
+			if err := c.sets[tp].CheckProducerEpoch(next.PID, next.Epoch); err != nil {
+				return nil, err
+			}
+		}
+		if id, err = c.identities.Allocate(opts.Name); err != nil {
+			return nil, err
+		}
+		for _, tp := range c.sortedTPs() {
+			if err := c.sets[tp].RegisterProducerEpoch(id.PID, id.Epoch); err != nil {
+				return nil, err // unreachable: checked above
+			}
+		}
+	}
+	p, err := producer.New(producer.Env{Cluster: producerPort{c}, Clock: c.clock, IDs: c.ids, Events: c.events}, opts, id)
+	if err != nil {
+		return nil, err
+	}
+	c.producerCount++
+	c.producers = append(c.producers, p)
+	return p, nil
+}
+
+// Producers lists the producers this cluster created, in creation order.
+func (c *Cluster) Producers() []*producer.Producer {
+	return append([]*producer.Producer(nil), c.producers...)
+}
+
+// Producer finds a producer by name (the most recent one with that name).
+func (c *Cluster) Producer(name string) (*producer.Producer, error) {
+	for i := len(c.producers) - 1; i >= 0; i-- {
+		if c.producers[i].Name() == name {
+			return c.producers[i], nil
+		}
+	}
+	return nil, kerr.Argument("unknown producer %q", name)
+}

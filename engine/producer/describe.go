@@ -1,0 +1,104 @@
+package producer
+
+import (
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// SequenceState is an idempotent producer's sequence for one partition.
+type SequenceState struct {
+	TP topic.Partition
+	// Next is the base sequence of the next new batch once the batches in
+	// flight succeed; Acknowledged is the sequence after the last
+	// acknowledged batch.
+	Next, Acknowledged int32
+	InFlight           int // batches waiting for their acknowledgement
+}
+
+// FutureState describes one pending record future.
+type FutureState struct {
+	ID    int64
+	TP    topic.Partition
+	State replication.HandleState
+}
+
+// BufferState is one partition's pending records in the accumulator.
+type BufferState struct {
+	TP             topic.Partition
+	Records        int
+	Bytes          int64
+	FirstEnqueueMs int64
+}
+
+// BatchState describes the last batch sent (what Retry resends).
+type BatchState struct {
+	TP           topic.Partition
+	Records      int
+	BaseSequence int32
+}
+
+// State describes a producer as plain values.
+type State struct {
+	Name       string
+	Idempotent bool
+	PID        int64
+	Epoch      int32
+	Acks       replication.AckMode
+	BatchSize  int64
+	LingerMs   int64
+	BufferMax  int64
+	Closed     bool
+	Buffered   []BufferState
+	Sequences  []SequenceState
+	Pending    []FutureState
+	LastBatch  *BatchState
+}
+
+// Describe returns the producer's state now.
+func (p *Producer) Describe() State {
+	st := State{Name: p.opts.Name, Idempotent: p.opts.Idempotent, PID: p.identity.PID, Epoch: p.identity.Epoch,
+		Acks: p.opts.Acks, BatchSize: p.opts.BatchSize, LingerMs: p.opts.LingerMs, BufferMax: p.opts.MaxBufferBytes,
+		Closed: p.closed}
+	for _, tp := range p.acc.Partitions() {
+		q := p.acc.queues[tp]
+		st.Buffered = append(st.Buffered, BufferState{TP: tp, Records: len(q.entries), Bytes: q.bytes, FirstEnqueueMs: q.firstEnqueue})
+	}
+	if p.opts.Idempotent {
+		seen := map[topic.Partition]bool{}
+		var tps []topic.Partition
+		for tp := range p.nextSeq {
+			seen[tp] = true
+			tps = append(tps, tp)
+		}
+		for tp := range p.inflight {
+			if !seen[tp] {
+				tps = append(tps, tp)
+			}
+		}
+		topic.Sort(tps)
+		for _, tp := range tps {
+			st.Sequences = append(st.Sequences, SequenceState{TP: tp, Next: p.sequenceFor(tp),
+				Acknowledged: p.nextSeq[tp], InFlight: len(p.inflight[tp])})
+		}
+	}
+	for _, f := range p.pending {
+		if !f.Settled() {
+			st.Pending = append(st.Pending, FutureState{ID: f.ID(), TP: f.TP, State: f.State()})
+		}
+	}
+	if p.last != nil {
+		st.LastBatch = &BatchState{TP: p.last.tp, Records: len(p.last.batch.Records), BaseSequence: p.last.batch.BaseSequence}
+	}
+	return st
+}
+
+// PendingFutures returns the futures not settled yet, in send order.
+func (p *Producer) PendingFutures() []*Future {
+	var out []*Future
+	for _, f := range p.pending {
+		if !f.Settled() {
+			out = append(out, f)
+		}
+	}
+	return out
+}

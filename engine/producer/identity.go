@@ -1,0 +1,178 @@
+package producer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+)
+
+// IdentityFile is the name of the producer identity store in the data
+// directory, and IdentityTempFile the temporary file of its atomic replace.
+const (
+	IdentityFile     = "producer-identities.json"
+	IdentityTempFile = "producer-identities.tmp"
+)
+
+// Identity is an idempotent producer's id and epoch.
+type Identity struct {
+	PID   int64
+	Epoch int32
+}
+
+// IdentityStore maps producer names to identities (§8.5.1). A new name gets
+// PID = (names stored) + 1 and epoch 0; an existing name keeps its PID and
+// bumps the epoch, which fences the previous instance. Every allocation
+// rewrites producer-identities.json atomically (temp file, fsync, rename; no
+// directory fsync, as in the spec).
+type IdentityStore struct {
+	dir string
+	ids map[string]Identity
+}
+
+// OpenIdentityStore loads dir/producer-identities.json; a missing file is an
+// empty store. A malformed file is STORAGE_ERROR (decision 29).
+func OpenIdentityStore(dir string) (*IdentityStore, error) {
+	path := filepath.Join(dir, IdentityFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &IdentityStore{dir: dir, ids: map[string]Identity{}}, nil
+	}
+	if err != nil {
+		return nil, kerr.Wrap(kerr.StorageError, err, "read %s", path)
+	}
+	ids, err := DecodeIdentities(data)
+	if err != nil {
+		return nil, kerr.Wrap(kerr.StorageError, err, "invalid producer identity file %s", path)
+	}
+	return &IdentityStore{dir: dir, ids: ids}, nil
+}
+
+// Get returns a name's identity.
+func (s *IdentityStore) Get(name string) (Identity, bool) {
+	id, ok := s.ids[name]
+	return id, ok
+}
+
+// Len is the number of names stored.
+func (s *IdentityStore) Len() int { return len(s.ids) }
+
+// Allocate returns the next identity for name and persists it. On a write
+// failure (STORAGE_ERROR) nothing changes in memory.
+func (s *IdentityStore) Allocate(name string) (Identity, error) {
+	id, ok := s.ids[name]
+	if ok {
+		if id.Epoch == math.MaxInt32 {
+			return Identity{}, kerr.State("producer %q has exhausted its epochs", name)
+		}
+		id.Epoch++
+	} else {
+		id = Identity{PID: int64(len(s.ids)) + 1}
+	}
+	next := make(map[string]Identity, len(s.ids)+1)
+	for k, v := range s.ids {
+		next[k] = v
+	}
+	next[name] = id
+	if err := s.write(next); err != nil {
+		return Identity{}, err
+	}
+	s.ids = next
+	return id, nil
+}
+
+func (s *IdentityStore) write(ids map[string]Identity) error {
+	tmp := filepath.Join(s.dir, IdentityTempFile)
+	path := filepath.Join(s.dir, IdentityFile)
+	fail := func(err error) error {
+		os.Remove(tmp)
+		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
+	}
+	if _, err := f.Write(EncodeIdentities(ids)); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// EncodeIdentities renders the store's file: a JSON object with sorted keys
+// and the reference's default separators, e.g.
+// {"producer-1": [1, 0], "w": [5, 1]}.
+func EncodeIdentities(ids map[string]Identity) []byte {
+	names := make([]string, 0, len(ids))
+	for n := range ids {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.Write(quoteJSON(n))
+		fmt.Fprintf(&b, ": [%d, %d]", ids[n].PID, ids[n].Epoch)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func quoteJSON(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// DecodeIdentities parses the store's file: an object mapping each name to
+// [pid, epoch] with pid >= 1 and 0 <= epoch <= 2^31-1. Anything else is an
+// error (the caller wraps it in STORAGE_ERROR).
+func DecodeIdentities(data []byte) (map[string]Identity, error) {
+	var raw map[string][]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the identity object")
+	}
+	if raw == nil {
+		return nil, errors.New("identity file is not a JSON object")
+	}
+	ids := make(map[string]Identity, len(raw))
+	for name, pair := range raw {
+		if len(pair) != 2 {
+			return nil, fmt.Errorf("identity %q: want [producer_id, epoch]", name)
+		}
+		pid, err1 := strconv.ParseInt(string(pair[0]), 10, 64)
+		epoch, err2 := strconv.ParseInt(string(pair[1]), 10, 32)
+		if err1 != nil || err2 != nil || pid < 1 || epoch < 0 {
+			return nil, fmt.Errorf("identity %q: invalid [producer_id, epoch] [%s, %s]", name, pair[0], pair[1])
+		}
+		ids[name] = Identity{PID: pid, Epoch: int32(epoch)}
+	}
+	return ids, nil
+}

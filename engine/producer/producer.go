@@ -1,0 +1,370 @@
+package producer
+
+import (
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// AnyPartition asks the partitioner to choose; NoTimestamp asks for the
+// clock's time.
+const (
+	AnyPartition int32 = -1
+	NoTimestamp  int64 = -1
+)
+
+// Options configure a producer (§3.2). Start from DefaultOptions.
+type Options struct {
+	// Name is the producer's name and, for an idempotent producer, its
+	// identity in producer-identities.json (the reference's
+	// transactional_name). Empty means producer-{n}.
+	Name           string
+	BatchSize      int64 // batch.size: estimated bytes per partition that flush at once (> 0)
+	LingerMs       int64 // linger.ms: a partition's oldest record flushes after this long, at the next due-flush run (>= 0)
+	MaxBufferBytes int64 // buffer.memory: cap on all pending estimated bytes (> 0)
+	Acks           replication.AckMode
+	// Idempotent allocates a producer id and epoch and sequences batches;
+	// acks 1 is upgraded to all and acks 0 is an argument error (decision 4).
+	Idempotent bool
+}
+
+// DefaultOptions: batch.size 16384, linger.ms 0, buffer.memory 1 MiB, acks 1.
+func DefaultOptions() Options {
+	return Options{BatchSize: 16384, LingerMs: 0, MaxBufferBytes: 1 << 20, Acks: replication.Acks1}
+}
+
+// ResolveAcks applies decision 4 to an idempotent producer's acks: all stays,
+// 1 is upgraded to all, 0 is the argument error "idempotent producer requires
+// acks=all". A non-idempotent producer keeps any valid mode.
+func ResolveAcks(acks replication.AckMode, idempotent bool) (replication.AckMode, error) {
+	if !acks.Valid() {
+		return 0, kerr.Argument("acks must be 0, 1, or all (got %d)", int8(acks))
+	}
+	if !idempotent {
+		return acks, nil
+	}
+	switch acks {
+	case replication.AcksAll, replication.Acks1:
+		return replication.AcksAll, nil
+	}
+	return 0, kerr.Argument("idempotent producer requires acks=all")
+}
+
+// Cluster is what a producer needs from the cluster.
+type Cluster interface {
+	// PartitionCount returns the topic's partition count (UNKNOWN_TOPIC).
+	PartitionCount(topic string) (int32, error)
+	// AppendBatch appends a batch to the partition's leader with the given
+	// acks; source labels the append in the trace.
+	AppendBatch(tp topic.Partition, b *record.Batch, acks replication.AckMode, source string) (*replication.Ack, error)
+}
+
+// Env is what the cluster lends every producer.
+type Env struct {
+	Cluster Cluster
+	Clock   clock.Clock
+	IDs     *replication.IDSource
+	Events  *replication.EventLog
+}
+
+type inflight struct {
+	batch *record.Batch
+	ack   *replication.Ack
+}
+
+type sent struct {
+	tp    topic.Partition
+	batch *record.Batch
+	count int32 // partition count when sent (for the sticky rule)
+}
+
+// Producer sends records through a partitioner and an accumulator (§8.3). It
+// never waits: a send returns a Future; batches flush when a partition
+// reaches batch.size, when RunDueFlushes finds linger.ms elapsed, or on
+// Flush and Close, one batch per partition each time.
+type Producer struct {
+	opts     Options
+	identity Identity // PID -1 when not idempotent
+	env      Env
+	part     *Partitioner
+	acc      *Accumulator
+
+	nextSeq  map[topic.Partition]int32
+	inflight map[topic.Partition][]inflight
+	last     *sent
+	pending  []*Future
+	closed   bool
+}
+
+// New builds a producer. opts must already be resolved (acks through
+// ResolveAcks, a name chosen); identity is the allocated PID and epoch of an
+// idempotent producer and ignored otherwise.
+func New(env Env, opts Options, identity Identity) (*Producer, error) {
+	acks, err := ResolveAcks(opts.Acks, opts.Idempotent)
+	if err != nil {
+		return nil, err
+	}
+	opts.Acks = acks
+	if opts.Name == "" {
+		return nil, kerr.Argument("producer name is required")
+	}
+	acc, err := NewAccumulator(opts.BatchSize, opts.LingerMs, opts.MaxBufferBytes)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Idempotent {
+		identity = Identity{PID: record.NoProducerID, Epoch: record.NoProducerEpoch}
+	}
+	return &Producer{opts: opts, identity: identity, env: env, part: NewPartitioner(), acc: acc,
+		nextSeq: map[topic.Partition]int32{}, inflight: map[topic.Partition][]inflight{}}, nil
+}
+
+// Name is the producer's name.
+func (p *Producer) Name() string { return p.opts.Name }
+
+// Options returns the producer's options (acks resolved).
+func (p *Producer) Options() Options { return p.opts }
+
+// Identity returns the producer id and epoch (-1, -1 when not idempotent).
+func (p *Producer) Identity() Identity { return p.identity }
+
+// Closed reports whether the producer was closed or crashed.
+func (p *Producer) Closed() bool { return p.closed }
+
+func (p *Producer) source() string { return "producer " + p.opts.Name }
+
+// Send queues one record for topic (partition AnyPartition lets the
+// partitioner choose; an explicit partition is checked: UNKNOWN_PARTITION
+// "{topic}-{p}"). A negative timestamp means the clock's time. A full buffer
+// is PRODUCER_BUFFER_FULL and nothing is queued. When the partition reaches
+// batch.size it is flushed at once.
+func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Future, error) {
+	if p.closed {
+		return nil, kerr.State("producer is closed")
+	}
+	count, err := p.env.Cluster.PartitionCount(topicName)
+	if err != nil {
+		return nil, err
+	}
+	if partition == AnyPartition {
+		if partition, err = p.part.Choose(topicName, count, r.Key); err != nil {
+			return nil, err
+		}
+	} else if partition < 0 || partition >= count {
+		return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, partition)
+	}
+	if r.TimestampMs < 0 {
+		r.TimestampMs = p.env.Clock.NowMs()
+	}
+	size := EstimateSize(r)
+	if err := p.acc.CheckRoom(size); err != nil {
+		return nil, err
+	}
+	tp := topic.Partition{Topic: topicName, Partition: partition}
+	f := &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: tp, Producer: p.opts.Name}
+	full, err := p.acc.Add(tp, Entry{Record: r, Future: f, Size: size}, p.env.Clock.NowMs())
+	if err != nil {
+		return nil, err
+	}
+	p.pending = append(p.pending, f)
+	if full {
+		p.flushPartition(tp, "batch.size reached")
+	}
+	return f, nil
+}
+
+// RunDueFlushes flushes every partition whose oldest record has waited
+// linger.ms, in partition order. With linger.ms 0 that is every partition.
+func (p *Producer) RunDueFlushes() {
+	for _, tp := range p.acc.Due(p.env.Clock.NowMs()) {
+		p.flushPartition(tp, "linger.ms elapsed")
+	}
+}
+
+// Flush flushes every partition with pending records, in partition order,
+// ignoring batch.size and linger.ms. Batches waiting for acks=all stay
+// pending: nothing blocks.
+func (p *Producer) Flush() {
+	for _, tp := range p.acc.Partitions() {
+		p.flushPartition(tp, "flush")
+	}
+}
+
+// Close flushes and closes the producer. It is idempotent.
+func (p *Producer) Close() {
+	if p.closed {
+		return
+	}
+	p.Flush()
+	p.closed = true
+}
+
+// Crash drops the accumulator and cancels every pending future (their
+// outcome is unknown), then closes the producer. It is idempotent.
+func (p *Producer) Crash() {
+	p.acc.Clear()
+	for _, f := range p.pending {
+		f.Cancel()
+	}
+	p.pending = nil
+	p.closed = true
+}
+
+// Retry resends the producer's last batch exactly as it was sent: same
+// records, same producer id, epoch and base sequence. It returns a new
+// future per record. An idempotent producer's retry is recognised by the
+// partition as a duplicate and answered with the original offsets (once the
+// HW covers them with acks=all); a plain producer's retry is appended again.
+func (p *Producer) Retry() ([]*Future, error) {
+	if p.closed {
+		return nil, kerr.State("producer is closed")
+	}
+	if p.last == nil {
+		return nil, kerr.State("producer %s has not sent a batch yet", p.opts.Name)
+	}
+	last := p.last
+	futs := make([]*Future, len(last.batch.Records))
+	for i := range futs {
+		futs[i] = &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: last.tp, Producer: p.opts.Name}
+	}
+	p.pending = append(p.pending, futs...)
+	p.send(last, futs, "retry", true)
+	return futs, nil
+}
+
+// flushPartition turns tp's pending records into one batch and appends it.
+func (p *Producer) flushPartition(tp topic.Partition, reason string) {
+	entries := p.acc.Pop(tp)
+	if len(entries) == 0 {
+		return
+	}
+	records := make([]record.Record, len(entries))
+	futs := make([]*Future, len(entries))
+	for i, e := range entries {
+		records[i], futs[i] = e.Record, e.Future
+	}
+	b := record.NewBatch(records)
+	if p.opts.Idempotent {
+		b.ProducerID, b.ProducerEpoch, b.BaseSequence = p.identity.PID, p.identity.Epoch, p.sequenceFor(tp)
+	}
+	count, _ := p.env.Cluster.PartitionCount(tp.Topic)
+	s := &sent{tp: tp, batch: b, count: count}
+	p.last = s
+	p.send(s, futs, reason, false)
+}
+
+// sequenceFor is the next base sequence for tp: the sequence after the last
+// acknowledged batch plus the records of batches still waiting. A failed
+// batch does not advance it (§8.3), which is what makes Retry a duplicate.
+func (p *Producer) sequenceFor(tp topic.Partition) int32 {
+	seq := p.nextSeq[tp]
+	for _, in := range p.inflight[tp] {
+		seq += int32(in.batch.LogicalCount())
+	}
+	return seq
+}
+
+func (p *Producer) send(s *sent, futs []*Future, reason string, retry bool) {
+	ack, err := p.env.Cluster.AppendBatch(s.tp, s.batch, p.opts.Acks, p.source())
+	ev := BatchFlushed{Producer: p.opts.Name, TP: s.tp, Records: len(futs), BaseSequence: s.batch.BaseSequence, Reason: reason, Retry: retry}
+	if err != nil {
+		p.env.Events.Emit(ev)
+		p.settle(s, futs, nil, err)
+		return
+	}
+	ev.AckID = ack.ID()
+	p.env.Events.Emit(ev)
+	if !ack.Settled() && !retry {
+		p.inflight[s.tp] = append(p.inflight[s.tp], inflight{batch: s.batch, ack: ack})
+	}
+	ack.OnSettle(func() { p.settle(s, futs, ack, nil) })
+}
+
+// settle completes a batch's futures from its ack (or fails them all with err).
+func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err error) {
+	if ack != nil {
+		list := p.inflight[s.tp]
+		for i, in := range list {
+			if in.ack == ack {
+				p.inflight[s.tp] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(p.inflight[s.tp]) == 0 {
+			delete(p.inflight, s.tp)
+		}
+	}
+	open := false
+	for _, f := range futs {
+		open = open || !f.Settled()
+	}
+	if !open {
+		// A producer crash already cancelled them.
+		return
+	}
+	ids := make([]int64, len(futs))
+	for i, f := range futs {
+		ids[i] = f.ID()
+	}
+	ev := FuturesSettled{Producer: p.opts.Name, TP: s.tp, IDs: ids}
+	switch {
+	case err == nil && ack.State() == replication.Cancelled:
+		ev.State = replication.Cancelled
+		p.env.Events.Emit(ev)
+		for _, f := range futs {
+			f.Cancel()
+		}
+	case err == nil && ack.State() == replication.Done:
+		res := ack.Value()
+		if p.opts.Idempotent {
+			if next := s.batch.LastSequence() + 1; next > p.nextSeq[s.tp] {
+				p.nextSeq[s.tp] = next
+			}
+		}
+		ev.State = replication.Done
+		if res.OffsetsKnown {
+			for i := range futs {
+				ev.Offsets = append(ev.Offsets, res.BaseOffset+int64(s.batch.OffsetDeltas[i]))
+			}
+		}
+		p.env.Events.Emit(ev)
+		keyless := false
+		for i, f := range futs {
+			r := s.batch.Records[i]
+			keyless = keyless || r.Key == nil
+			md := RecordMetadata{Topic: s.tp.Topic, Partition: s.tp.Partition, Offset: -1, BaseOffset: -1,
+				OffsetKnown: res.OffsetsKnown, TimestampMs: r.TimestampMs}
+			if res.OffsetsKnown {
+				md.BaseOffset = res.BaseOffset
+				md.Offset = res.BaseOffset + int64(s.batch.OffsetDeltas[i])
+			}
+			f.Resolve(md)
+		}
+		if keyless {
+			p.part.OnBatchClosed(s.tp.Topic, s.count, s.tp.Partition)
+		}
+	default:
+		if err == nil {
+			err = ack.Err()
+		}
+		ev.State = replication.Failed
+		ev.Code, ev.Message = kerr.CodeOf(err), kerr.MessageOf(err)
+		p.env.Events.Emit(ev)
+		for _, f := range futs {
+			f.Fail(err)
+		}
+	}
+	p.prunePending()
+}
+
+func (p *Producer) prunePending() {
+	keep := p.pending[:0]
+	for _, f := range p.pending {
+		if !f.Settled() {
+			keep = append(keep, f)
+		}
+	}
+	p.pending = keep
+}

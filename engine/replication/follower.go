@@ -1,0 +1,225 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// FollowerFetch is what one follower did in one fetch step.
+type FollowerFetch struct {
+	Broker         int32
+	FromLEO, ToLEO int64
+	Batches        int
+	Bytes          int64
+	// Truncations lists what the follower cut before fetching (a diverged
+	// tail, a tail ahead of the leader).
+	Truncations []ReplicaTruncated
+	// Reset is set when the follower was below the leader's log start and
+	// restarted its log there (decision 11).
+	Reset *FollowerReset
+	// Skipped says why the follower did not fetch ("broker 2 is down").
+	Skipped string
+}
+
+// PartitionFetch is one fetch step on one partition.
+type PartitionFetch struct {
+	Followers      []FollowerFetch
+	HWFrom, HWTo   int64
+	ISRFrom, ISRTo []int32
+}
+
+// FetchFollowers runs the follower fetch step (§9.2) for every follower in
+// ascending broker order, in sync or not, then refreshes the ISR (which
+// advances the HW and resolves waiters). Crashed followers are skipped and
+// reported. A crashed leader is LEADER_NOT_AVAILABLE.
+func (rs *ReplicaSet) FetchFollowers() (PartitionFetch, error) {
+	return rs.fetch(rs.Followers())
+}
+
+// FetchFollower runs the fetch step for one follower, then refreshes the ISR.
+// The leader cannot fetch from itself (argument error) and a crashed
+// follower cannot fetch (BROKER_NOT_AVAILABLE).
+func (rs *ReplicaSet) FetchFollower(broker int32) (PartitionFetch, error) {
+	r, err := rs.replica(broker)
+	if err != nil {
+		return PartitionFetch{}, err
+	}
+	if broker == rs.leader {
+		return PartitionFetch{}, kerr.Argument("broker %d leads %s; only followers fetch", broker, rs.tp)
+	}
+	if !r.Up() {
+		return PartitionFetch{}, kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", broker, broker)
+	}
+	return rs.fetch([]int32{broker})
+}
+
+func (rs *ReplicaSet) fetch(followers []int32) (PartitionFetch, error) {
+	if err := rs.checkOnline(); err != nil {
+		return PartitionFetch{}, err
+	}
+	out := PartitionFetch{HWFrom: rs.hw, ISRFrom: rs.ISR()}
+	var firstErr error
+	for _, b := range followers {
+		f, err := rs.fetchOne(rs.replicas[b])
+		out.Followers = append(out.Followers, f)
+		if err != nil {
+			firstErr = err
+			break
+		}
+	}
+	rs.RefreshISR()
+	out.HWTo, out.ISRTo = rs.hw, rs.ISR()
+	return out, firstErr
+}
+
+// fetchOne is one follower's step:
+//
+//  1. a diverged follower (decision 7) truncates to the HW;
+//  2. a follower ahead of the leader truncates to the HW (§9.2, decision 12);
+//  3. a follower below the leader's log start resets its log to start there
+//     (decision 11);
+//  4. it copies the leader's stored batch bytes from its LEO, whole batches,
+//     within replica.fetch.max.bytes (the first batch always), validating
+//     each frame but never re-encoding it;
+//  5. its last fetch time becomes now, even when nothing was copied.
+func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
+	f := FollowerFetch{Broker: r.Broker, FromLEO: r.LEO(), ToLEO: r.LEO()}
+	if !r.Up() {
+		f.Skipped = fmt.Sprintf("broker %d is down", r.Broker)
+		return f, nil
+	}
+	leader := rs.replicas[rs.leader].log
+	if r.diverged {
+		ev, err := rs.truncateReplica(r, min(rs.hw, r.LEO()), fmt.Sprintf("diverged at a leader change: truncate to HW %d before fetching", rs.hw))
+		if err != nil {
+			return f, err
+		}
+		r.diverged = false
+		f.Truncations = appendTruncation(f.Truncations, ev)
+	}
+	if leo := leader.LEO(); r.LEO() > leo {
+		ev, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("ahead of the leader: LEO %d > leader LEO %d, truncate to HW %d", r.LEO(), leo, rs.hw))
+		if err != nil {
+			return f, err
+		}
+		f.Truncations = appendTruncation(f.Truncations, ev)
+	}
+	if start := leader.LogStartOffset(); r.LEO() < start {
+		from := r.LEO()
+		if err := rs.resetReplica(r, start); err != nil {
+			return f, err
+		}
+		ev := FollowerReset{TP: rs.tp, Broker: r.Broker, From: from, To: start}
+		rs.env.Events.Emit(ev)
+		f.Reset = &ev
+	}
+	f.FromLEO = r.LEO()
+	if r.LEO() < leader.LEO() {
+		batches, err := leader.ReadBatches(r.LEO(), rs.env.Settings.FetchMaxBytes, -1)
+		if err != nil {
+			return f, err
+		}
+		for _, b := range batches {
+			if _, err := r.log.AppendRaw(b.Frame); err != nil {
+				rs.noteCopy(&f, r)
+				return f, err
+			}
+			f.Batches++
+			f.Bytes += int64(len(b.Frame))
+		}
+	}
+	r.lastFetchMs = rs.env.Clock.NowMs()
+	rs.noteCopy(&f, r)
+	return f, nil
+}
+
+func (rs *ReplicaSet) noteCopy(f *FollowerFetch, r *Replica) {
+	f.ToLEO = r.LEO()
+	if f.Batches > 0 {
+		rs.env.Events.Emit(FollowerFetched{TP: rs.tp, Broker: r.Broker, From: f.FromLEO, To: f.ToLEO, Batches: f.Batches, Bytes: f.Bytes})
+	}
+}
+
+func appendTruncation(list []ReplicaTruncated, ev *ReplicaTruncated) []ReplicaTruncated {
+	if ev == nil {
+		return list
+	}
+	return append(list, *ev)
+}
+
+// truncateReplica cuts a running replica's log back to target (if it is
+// above it) and reports it. When target is not a batch boundary of that log
+// it cuts at the start of the batch holding target, so nothing at or above
+// target survives. A target below the log start empties the log at target.
+func (rs *ReplicaSet) truncateReplica(r *Replica, target int64, reason string) (*ReplicaTruncated, error) {
+	from := r.LEO()
+	if target >= from {
+		return nil, nil
+	}
+	if target < r.log.LogStartOffset() {
+		if err := rs.resetReplica(r, target); err != nil {
+			return nil, err
+		}
+	} else if err := r.log.TruncateTo(target); err != nil {
+		if !errors.Is(err, kerr.InvalidRecord) {
+			return nil, err
+		}
+		batches, rerr := r.log.ReadBatches(target, 1, -1)
+		if rerr != nil || len(batches) == 0 {
+			return nil, err
+		}
+		if err := r.log.TruncateTo(batches[0].Meta.BaseOffset); err != nil {
+			return nil, err
+		}
+	}
+	ev := ReplicaTruncated{TP: rs.tp, Broker: r.Broker, From: from, To: r.LEO(), Reason: reason}
+	rs.env.Events.Emit(ev)
+	return &ev, nil
+}
+
+// resetReplica replaces a running replica's log with an empty log whose
+// start offset and LEO are start. The storage package has no such operation,
+// so the log is closed (no clean-shutdown marker), its directory emptied, an
+// empty segment file named for start created, and the log reopened: Open
+// takes the lowest segment file's base as the log start.
+func (rs *ReplicaSet) resetReplica(r *Replica, start int64) error {
+	l := r.log
+	dir, opts, epoch := l.Dir(), l.Options(), l.LeaderEpoch()
+	if err := l.Crash(true); err != nil {
+		return err
+	}
+	r.log = nil
+	r.downLEO, r.downLogStart = start, start
+	reopen := func() error {
+		nl, _, err := storage.Open(dir, opts, epoch)
+		if err != nil {
+			return err
+		}
+		nl.SetLeaderEpoch(epoch)
+		r.log = nl
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
+	}
+	f, err := os.Create(filepath.Join(dir, storage.SegmentFileName(start)))
+	if err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
+	}
+	if err := f.Close(); err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
+	}
+	return reopen()
+}

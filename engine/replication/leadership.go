@@ -1,0 +1,184 @@
+package replication
+
+import (
+	"fmt"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// Promote makes an in-sync replica the leader (§10.4):
+//
+//  1. the broker must be a running member of the ISR (NOT_IN_SYNC_REPLICA, or
+//     BROKER_NOT_AVAILABLE for a crashed broker);
+//  2. if its LEO is above the HW it truncates to the HW: MiniKafka keeps only
+//     the committed prefix (Kafka would keep the new leader's log instead);
+//  3. leader = broker, epoch + 1, stamped on every running replica's log;
+//  4. the ISR restarts as {broker}; the HW stays;
+//  5. every other replica whose LEO is above the HW is marked diverged and
+//     will truncate to the HW before it fetches again (decision 7);
+//  6. every pending acks=all waiter fails with FENCED_LEADER_EPOCH;
+//  7. producer state is rebuilt from the new leader's log.
+//
+// Promoting the current leader is allowed (decision 13): it bumps the epoch
+// and resets the ISR.
+func (rs *ReplicaSet) Promote(broker int32) error {
+	r := rs.replicas[broker]
+	if r == nil {
+		return kerr.New(kerr.NotInSyncReplica, "broker %d is not in the ISR (it has no replica of %s)", broker, rs.tp)
+	}
+	if !r.Up() {
+		return kerr.New(kerr.BrokerNotAvailable, "broker %d is down: a crashed broker cannot lead %s (restart it first)", broker, rs.tp)
+	}
+	if !rs.isr[broker] {
+		return kerr.New(kerr.NotInSyncReplica, "broker %d is not in the ISR %s", broker, FormatBrokers(rs.ISR()))
+	}
+	return rs.changeLeader(broker, "promoted")
+}
+
+func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
+	r := rs.replicas[broker]
+	if _, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("becoming leader above HW %d: keep only the committed prefix", rs.hw)); err != nil {
+		return err
+	}
+	old := rs.leader
+	rs.leader = broker
+	rs.epoch++
+	for _, b := range sortedCopy(rs.assignment) {
+		if l := rs.replicas[b].log; l != nil {
+			l.SetLeaderEpoch(rs.epoch)
+		}
+	}
+	rs.env.Events.Emit(LeaderChanged{TP: rs.tp, From: old, To: broker, Epoch: rs.epoch, Reason: reason})
+	r.diverged = false
+	for _, b := range rs.ISR() {
+		if b != broker {
+			delete(rs.isr, b)
+			rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: "leader changed: the ISR restarts from the new leader", ISR: rs.ISR()})
+		}
+	}
+	rs.isr[broker] = true
+	for _, b := range rs.Followers() {
+		o := rs.replicas[b]
+		if o.LEO() > rs.hw {
+			o.diverged = true
+			rs.env.Events.Emit(ReplicaDiverged{TP: rs.tp, Broker: b, LEO: o.LEO(), HW: rs.hw, Epoch: rs.epoch})
+		}
+	}
+	rs.FailPending(kerr.New(kerr.FencedLeaderEpoch, "leader changed before acknowledgement (now broker %d, epoch %d)", broker, rs.epoch))
+	return rs.rebuildProducerState()
+}
+
+// Rejoin brings a follower back after a failover (§10.5): it truncates to the
+// HW if it is above it (which also clears a diverged mark), takes the current
+// epoch, counts as having fetched now, and leaves the ISR; it re-enters at
+// the next fetch step or refresh that meets the ISR rules. The leader cannot
+// rejoin (argument error); a crashed broker must restart first.
+func (rs *ReplicaSet) Rejoin(broker int32) error {
+	r, err := rs.replica(broker)
+	if err != nil {
+		return err
+	}
+	if broker == rs.leader {
+		return kerr.Argument("broker %d leads %s; the leader cannot rejoin", broker, rs.tp)
+	}
+	if !r.Up() {
+		return kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", broker, broker)
+	}
+	if _, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("rejoin: truncate to HW %d", rs.hw)); err != nil {
+		return err
+	}
+	r.diverged = false
+	r.log.SetLeaderEpoch(rs.epoch)
+	r.lastFetchMs = rs.env.Clock.NowMs()
+	if rs.isr[broker] {
+		delete(rs.isr, broker)
+		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker, Reason: "rejoining: it re-enters when it meets the ISR rules", ISR: rs.ISR()})
+	}
+	rs.advanceHighWatermark()
+	return nil
+}
+
+// CrashReplica stops one broker's replica, as a machine failure would: the
+// log is closed without a clean-shutdown marker and, unless keepUnflushed,
+// the bytes appended since its last flush are dropped (the page cache is
+// gone). The replica stops fetching and serving; the leader keeps its last
+// known LEO, so a crashed follower stays in the ISR until the lag rules
+// remove it. If it led the partition, the partition goes offline and every
+// pending acks=all waiter fails with LEADER_NOT_AVAILABLE. It returns the
+// bytes dropped.
+func (rs *ReplicaSet) CrashReplica(broker int32, keepUnflushed bool) (int64, error) {
+	r, err := rs.replica(broker)
+	if err != nil || !r.Up() {
+		return 0, err
+	}
+	r.downLEO, r.downLogStart = r.log.LEO(), r.log.LogStartOffset()
+	var lost int64
+	if !keepUnflushed {
+		lost = r.log.UnflushedBytes()
+	}
+	err = r.log.Crash(keepUnflushed)
+	r.log = nil
+	if broker == rs.leader {
+		rs.FailPending(kerr.New(kerr.LeaderNotAvailable, "leader %d of %s crashed before acknowledgement", broker, rs.tp))
+	}
+	return lost, err
+}
+
+// RestartOutcome is what a restarted replica did after recovery.
+type RestartOutcome struct {
+	Truncation *ReplicaTruncated // it was above the HW
+	DataLost   *DataLost         // the leader came back below the HW
+	LeftISR    bool              // it came back below the HW and left the ISR
+	Reelected  bool              // it led the partition: a new epoch began
+}
+
+// RestartReplica brings a crashed replica back on its recovered log (opened
+// by the caller with storage.Open). A follower above the HW truncates to it
+// (pre-KIP-101 Kafka did the same on restart); a follower below the HW leaves
+// the ISR; it catches up at the next fetch step. A leader resumes leadership
+// in a new epoch (as a controller would re-elect it): if it lost records the
+// HW covered, the HW drops to its LEO and DataLost reports the loss; then the
+// same rules as a promotion apply.
+func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutcome, error) {
+	var out RestartOutcome
+	r, err := rs.replica(broker)
+	if err != nil {
+		return out, err
+	}
+	if r.Up() {
+		return out, kerr.State("broker %d's replica of %s is running", broker, rs.tp)
+	}
+	r.log = l
+	l.SetLeaderEpoch(rs.epoch)
+	if broker == rs.leader {
+		if leo := l.LEO(); leo < rs.hw {
+			ev := DataLost{TP: rs.tp, Broker: broker, From: rs.hw, To: leo,
+				Reason: fmt.Sprintf("leader %d restarted without them: their bytes were not flushed before the crash", broker)}
+			rs.env.Events.Emit(ev)
+			out.DataLost = &ev
+			rs.hw = leo
+		}
+		ev, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("restarted above HW %d", rs.hw))
+		out.Truncation = ev
+		if err != nil {
+			return out, err
+		}
+		out.Reelected = true
+		return out, rs.changeLeader(broker, "re-elected after restart")
+	}
+	ev, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("restarted above HW %d: truncate, then catch up by fetching", rs.hw))
+	out.Truncation = ev
+	if err != nil {
+		return out, err
+	}
+	r.diverged = false
+	if leo := r.LEO(); leo < rs.hw && rs.isr[broker] {
+		delete(rs.isr, broker)
+		out.LeftISR = true
+		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker,
+			Reason: fmt.Sprintf("restarted with LEO %d < HW %d: its unflushed records were lost", leo, rs.hw), ISR: rs.ISR()})
+	}
+	rs.advanceHighWatermark()
+	return out, nil
+}

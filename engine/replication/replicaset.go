@@ -1,0 +1,289 @@
+package replication
+
+import (
+	"fmt"
+
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// Settings are the replication knobs. Replica sets read them through a
+// pointer, so a change (config set min.insync.replicas=2) applies at once.
+type Settings struct {
+	// MinInsyncReplicas is min.insync.replicas; it affects acks=all only.
+	MinInsyncReplicas int
+	// Lag holds replica.lag.max.offsets and replica.lag.time.max.ms.
+	Lag LagConfig
+	// FetchMaxBytes is replica.fetch.max.bytes: the byte budget of one
+	// follower fetch (the first batch is always copied whole).
+	FetchMaxBytes int
+}
+
+// Env is what every replica set of one cluster shares: the clock, the event
+// log, the handle ids and the settings.
+type Env struct {
+	Clock    clock.Clock
+	Events   *EventLog
+	IDs      *IDSource
+	Settings *Settings
+}
+
+// Replica is one broker's copy of a partition.
+type Replica struct {
+	Broker      int32
+	log         *storage.Log // nil while the broker is down
+	lastFetchMs int64
+	diverged    bool
+	// While the broker is down the leader only knows what the replica last
+	// had: its LEO and log start at the moment it crashed.
+	downLEO, downLogStart int64
+}
+
+// Up reports whether the replica's broker is running.
+func (r *Replica) Up() bool { return r.log != nil }
+
+// LEO is the replica's log end offset; for a crashed broker, the LEO it had
+// when it crashed (what the leader last knew).
+func (r *Replica) LEO() int64 {
+	if r.log == nil {
+		return r.downLEO
+	}
+	return r.log.LEO()
+}
+
+// LogStart is the replica's log start offset (last known while down).
+func (r *Replica) LogStart() int64 {
+	if r.log == nil {
+		return r.downLogStart
+	}
+	return r.log.LogStartOffset()
+}
+
+// Log returns the replica's log, nil while the broker is down.
+func (r *Replica) Log() *storage.Log { return r.log }
+
+// ReplicaSet is one partition's replicas, leader, leader epoch, ISR, high
+// watermark, pending acks=all waiters and broker-side producer state. It is a
+// deterministic state machine: it changes only when called, and it reports
+// each change to the event log.
+type ReplicaSet struct {
+	tp         topic.Partition
+	env        *Env
+	assignment []int32 // metadata order; assignment[0] was the first leader
+	leader     int32
+	epoch      int32
+	replicas   map[int32]*Replica
+	isr        map[int32]bool
+	hw         int64
+	waiters    []*waiter
+	producers  *ProducerStateManager
+}
+
+// NewReplicaSet builds a partition's replica set over open logs (§9.1): every
+// replica's last fetch time is now; the ISR is the leader plus every replica
+// whose LEO equals the leader's; the HW is the minimum LEO over all replicas;
+// producer state is rebuilt from the leader's log. logs must hold one open log
+// per assigned broker.
+func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epoch int32, logs map[int32]*storage.Log) (*ReplicaSet, error) {
+	rs := &ReplicaSet{
+		tp: tp, env: env, assignment: append([]int32(nil), assignment...),
+		leader: leader, epoch: epoch,
+		replicas: map[int32]*Replica{}, isr: map[int32]bool{},
+	}
+	leos := map[int32]int64{}
+	now := env.Clock.NowMs()
+	for _, b := range assignment {
+		l := logs[b]
+		if l == nil {
+			return nil, kerr.State("no log for broker %d of %s", b, tp)
+		}
+		rs.replicas[b] = &Replica{Broker: b, log: l, lastFetchMs: now}
+		leos[b] = l.LEO()
+	}
+	if rs.replicas[leader] == nil {
+		return nil, kerr.State("leader %d of %s is not a replica", leader, tp)
+	}
+	for _, b := range InitialISR(leader, assignment, leos) {
+		rs.isr[b] = true
+	}
+	rs.hw = InitialHighWatermark(assignment, leos)
+	if err := rs.rebuildProducerState(); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// TP is the partition.
+func (rs *ReplicaSet) TP() topic.Partition { return rs.tp }
+
+// Leader is the current leader's broker id.
+func (rs *ReplicaSet) Leader() int32 { return rs.leader }
+
+// LeaderEpoch is the current leader epoch.
+func (rs *ReplicaSet) LeaderEpoch() int32 { return rs.epoch }
+
+// HighWatermark is the exclusive end of what consumers may read.
+func (rs *ReplicaSet) HighWatermark() int64 { return rs.hw }
+
+// Assignment lists the replicas in metadata order.
+func (rs *ReplicaSet) Assignment() []int32 { return append([]int32(nil), rs.assignment...) }
+
+// Replica returns one broker's replica, or nil.
+func (rs *ReplicaSet) Replica(broker int32) *Replica { return rs.replicas[broker] }
+
+// Online reports whether the leader's broker is running.
+func (rs *ReplicaSet) Online() bool { return rs.replicas[rs.leader].Up() }
+
+// ISR lists the in-sync replicas, sorted.
+func (rs *ReplicaSet) ISR() []int32 {
+	var out []int32
+	for _, b := range sortedCopy(rs.assignment) {
+		if rs.isr[b] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// InISR reports whether a broker is in the ISR.
+func (rs *ReplicaSet) InISR(broker int32) bool { return rs.isr[broker] }
+
+// Followers lists the non-leader replicas sorted by broker id.
+func (rs *ReplicaSet) Followers() []int32 {
+	var out []int32
+	for _, b := range sortedCopy(rs.assignment) {
+		if b != rs.leader {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// LeaderLog returns the leader's log, or LEADER_NOT_AVAILABLE when the
+// leader's broker is down.
+func (rs *ReplicaSet) LeaderLog() (*storage.Log, error) {
+	if err := rs.checkOnline(); err != nil {
+		return nil, err
+	}
+	return rs.replicas[rs.leader].log, nil
+}
+
+// ProducerStates lists the broker-side producer state (idempotence).
+func (rs *ReplicaSet) ProducerStates() []ProducerEntry { return rs.producers.Entries() }
+
+// RegisterProducerEpoch tells the partition that producer pid now runs with
+// this epoch, fencing older instances (PRODUCER_FENCED on a lower epoch).
+func (rs *ReplicaSet) RegisterProducerEpoch(pid int64, epoch int32) error {
+	return rs.producers.RegisterEpoch(pid, epoch)
+}
+
+// CheckProducerEpoch reports what RegisterProducerEpoch would return.
+func (rs *ReplicaSet) CheckProducerEpoch(pid int64, epoch int32) error {
+	return rs.producers.CheckEpoch(pid, epoch)
+}
+
+// checkOnline returns LEADER_NOT_AVAILABLE, with the way out, when the
+// leader's broker is down.
+func (rs *ReplicaSet) checkOnline() error {
+	if rs.Online() {
+		return nil
+	}
+	hint := fmt.Sprintf("restart broker %d", rs.leader)
+	for _, b := range rs.ISR() {
+		if b != rs.leader && rs.replicas[b].Up() {
+			hint = fmt.Sprintf("promote an in-sync replica (promote %s %d) or restart broker %d", rs.tp, b, rs.leader)
+			break
+		}
+	}
+	return kerr.New(kerr.LeaderNotAvailable, "leader %d of %s is down; %s", rs.leader, rs.tp, hint)
+}
+
+func (rs *ReplicaSet) replica(broker int32) (*Replica, error) {
+	r := rs.replicas[broker]
+	if r == nil {
+		return nil, kerr.New(kerr.UnknownPartition, "broker %d has no replica for %s", broker, rs.tp)
+	}
+	return r, nil
+}
+
+// rebuildProducerState replays every sequenced batch of the leader's log.
+func (rs *ReplicaSet) rebuildProducerState() error {
+	m := NewProducerStateManager()
+	l := rs.replicas[rs.leader].log
+	if l != nil {
+		err := l.Batches(l.LogStartOffset(), func(b storage.RawBatch) error {
+			m.Record(b.Meta)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	rs.producers = m
+	return nil
+}
+
+// advanceHighWatermark applies the HW rule (§9.3) and then resolves the ack
+// waiters, which also fails them when the ISR fell below min.insync.replicas.
+func (rs *ReplicaSet) advanceHighWatermark() {
+	if !rs.Online() {
+		// Offline: nobody can be acknowledged and the HW waits for a leader.
+		return
+	}
+	var leos []int64
+	for _, b := range rs.ISR() {
+		leos = append(leos, rs.replicas[b].LEO())
+	}
+	if next := NextHighWatermark(rs.hw, leos); next != rs.hw {
+		rs.env.Events.Emit(HWMoved{TP: rs.tp, From: rs.hw, To: next})
+		rs.hw = next
+	}
+	rs.resolveWaiters()
+}
+
+// RefreshISR re-evaluates every follower against the ISR rules (§10.1 and
+// decisions 7 and 12), reports each change, then advances the HW. While the
+// leader's broker is down nothing changes: the leader is the one that judges
+// its followers.
+func (rs *ReplicaSet) RefreshISR() {
+	if !rs.Online() {
+		return
+	}
+	leaderLEO := rs.replicas[rs.leader].LEO()
+	now := rs.env.Clock.NowMs()
+	for _, b := range rs.Followers() {
+		r := rs.replicas[b]
+		ok, why := InSync(leaderLEO, rs.hw, now, FollowerView{
+			LEO: r.LEO(), LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged, InISR: rs.isr[b],
+		}, rs.env.Settings.Lag)
+		switch {
+		case ok && !rs.isr[b]:
+			rs.isr[b] = true
+			rs.env.Events.Emit(ISRExpanded{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+		case !ok && rs.isr[b]:
+			delete(rs.isr, b)
+			rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+		}
+	}
+	rs.advanceHighWatermark()
+}
+
+// RemoveFromISR takes a follower out of the ISR (the leader cannot be
+// removed: argument error). It then advances the HW, which may fail pending
+// acks=all waiters with NOT_ENOUGH_REPLICAS_AFTER_APPEND.
+func (rs *ReplicaSet) RemoveFromISR(broker int32) error {
+	if _, err := rs.replica(broker); err != nil {
+		return err
+	}
+	if broker == rs.leader {
+		return kerr.Argument("leader cannot be removed from ISR (broker %d leads %s)", broker, rs.tp)
+	}
+	if rs.isr[broker] {
+		delete(rs.isr, broker)
+		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker, Reason: "removed by request", ISR: rs.ISR()})
+	}
+	rs.advanceHighWatermark()
+	return nil
+}

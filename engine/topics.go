@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// AssignReplicas is round-robin placement (§5.2): with brokers B (in order)
+// and n = |B|, partition p gets [B[(p+r) mod n] for r in 0..rf-1]; its first
+// replica is its first leader. partitions must be positive and
+// 0 < rf <= n (argument errors).
+func AssignReplicas(brokers []int32, partitions, rf int) ([][]int32, error) {
+	if partitions <= 0 {
+		return nil, kerr.Argument("partitions must be positive (got %d)", partitions)
+	}
+	n := len(brokers)
+	if rf <= 0 || rf > n {
+		return nil, kerr.Argument("replication factor must be positive and cannot exceed the %d available brokers (got %d)", n, rf)
+	}
+	out := make([][]int32, partitions)
+	for p := range out {
+		out[p] = make([]int32, rf)
+		for r := range out[p] {
+			out[p][r] = brokers[(p+r)%n]
+		}
+	}
+	return out, nil
+}
+
+// CreateTopic creates a topic (§5.2): the name is validated
+// (topic.ValidateName), must be new (TOPIC_ALREADY_EXISTS), and its replicas
+// are placed round-robin over the running brokers in configuration order
+// (all brokers when none is crashed, as in the spec). Every replica log is
+// created empty, then metadata.json is rewritten. On any failure the logs
+// and directories created here are removed and nothing changes.
+func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, error) {
+	if err := c.guard(); err != nil {
+		return TopicMetadata{}, err
+	}
+	if err := topic.ValidateName(name); err != nil {
+		return TopicMetadata{}, err
+	}
+	if c.topics[name] != nil {
+		return TopicMetadata{}, kerr.New(kerr.TopicAlreadyExists, "%s", name)
+	}
+	var live []int32
+	for _, b := range c.cfg.BrokerIDs {
+		if c.brokers[b].up {
+			live = append(live, b)
+		}
+	}
+	assignment, err := AssignReplicas(live, partitions, rf)
+	if err != nil {
+		return TopicMetadata{}, err
+	}
+	tm := TopicMetadata{Name: name}
+	for p, replicas := range assignment {
+		tm.Partitions = append(tm.Partitions, PartitionMetadata{Topic: name, Partition: int32(p), Replicas: replicas, Leader: replicas[0]})
+	}
+
+	var created []string // directories created here, removed on failure
+	logs := map[TopicPartition]map[int32]*storage.Log{}
+	undo := func() {
+		for _, m := range logs {
+			for _, l := range m {
+				l.Crash(true)
+			}
+		}
+		for i := len(created) - 1; i >= 0; i-- {
+			os.RemoveAll(created[i])
+		}
+	}
+	for _, p := range tm.Partitions {
+		logs[p.TP()] = map[int32]*storage.Log{}
+		for _, b := range p.Replicas {
+			dir := c.replicaDir(p.TP(), b)
+			parent := filepath.Dir(dir)
+			if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+				created = append(created, parent)
+			}
+			// A directory for a topic that is not in the metadata is debris of
+			// an interrupted creation: start clean.
+			if err := os.RemoveAll(dir); err != nil {
+				undo()
+				return TopicMetadata{}, kerr.Wrap(kerr.StorageError, err, "clear %s", dir)
+			}
+			created = append(created, dir)
+			l, _, err := storage.Open(dir, c.storageOptions(), 0)
+			if err != nil {
+				undo()
+				return TopicMetadata{}, err
+			}
+			logs[p.TP()][b] = l
+		}
+	}
+	all := append(c.metadataList(), tm)
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	if err := saveMetadata(c.cfg.DataDir, all); err != nil {
+		undo()
+		return TopicMetadata{}, err
+	}
+	sets := map[TopicPartition]*replication.ReplicaSet{}
+	for _, p := range tm.Partitions {
+		rs, err := replication.NewReplicaSet(c.env, p.TP(), p.Replicas, p.Leader, 0, logs[p.TP()])
+		if err != nil {
+			// Unreachable for fresh, empty logs; restore the old metadata.
+			undo()
+			saveMetadata(c.cfg.DataDir, c.metadataList())
+			return TopicMetadata{}, err
+		}
+		sets[p.TP()] = rs
+	}
+	stored := tm.clone()
+	c.topics[name] = &stored
+	for tp, rs := range sets {
+		c.sets[tp] = rs
+	}
+	return tm.clone(), nil
+}
+
+// metadataList returns every topic's metadata sorted by name.
+func (c *Cluster) metadataList() []TopicMetadata {
+	names := make([]string, 0, len(c.topics))
+	for n := range c.topics {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]TopicMetadata, len(names))
+	for i, n := range names {
+		out[i] = c.topics[n].clone()
+	}
+	return out
+}
+
+// Topics describes every topic, sorted by name.
+func (c *Cluster) Topics() ([]TopicMetadata, error) {
+	if err := c.guard(); err != nil {
+		return nil, err
+	}
+	return c.metadataList(), nil
+}
+
+// Topic describes one topic (UNKNOWN_TOPIC).
+func (c *Cluster) Topic(name string) (TopicMetadata, error) {
+	if err := c.guard(); err != nil {
+		return TopicMetadata{}, err
+	}
+	t := c.topics[name]
+	if t == nil {
+		return TopicMetadata{}, kerr.New(kerr.UnknownTopic, "%s", name)
+	}
+	return t.clone(), nil
+}
+
+// PartitionMetadata describes one partition (UNKNOWN_TOPIC,
+// UNKNOWN_PARTITION).
+func (c *Cluster) PartitionMetadata(tp TopicPartition) (PartitionMetadata, error) {
+	if err := c.guard(); err != nil {
+		return PartitionMetadata{}, err
+	}
+	if _, err := c.replicaSet(tp); err != nil {
+		return PartitionMetadata{}, err
+	}
+	p := c.topics[tp.Topic].Partitions[tp.Partition]
+	p.Replicas = append([]int32(nil), p.Replicas...)
+	return p, nil
+}
+
+// replicaSet finds a partition's replica set (UNKNOWN_TOPIC,
+// UNKNOWN_PARTITION "{topic}-{p}"). It does not check the lifecycle.
+func (c *Cluster) replicaSet(tp TopicPartition) (*replication.ReplicaSet, error) {
+	if c.topics[tp.Topic] == nil {
+		return nil, kerr.New(kerr.UnknownTopic, "%s", tp.Topic)
+	}
+	rs := c.sets[tp]
+	if rs == nil {
+		return nil, kerr.New(kerr.UnknownPartition, "%s", tp)
+	}
+	return rs, nil
+}
+
+// syncMetadata copies a partition's leader and epoch from its replica set
+// into the metadata and saves metadata.json. A failed save leaves memory and
+// disk disagreeing, so it becomes the cluster's terminal error.
+func (c *Cluster) syncMetadata(tp TopicPartition) error {
+	rs := c.sets[tp]
+	p := &c.topics[tp.Topic].Partitions[tp.Partition]
+	p.Leader, p.LeaderEpoch = rs.Leader(), rs.LeaderEpoch()
+	if err := saveMetadata(c.cfg.DataDir, c.metadataList()); err != nil {
+		return c.fail(err)
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// TopicPartition is the address of one ordered log ("orders-0").
+type TopicPartition = topic.Partition
+
+// ParseTopicPartition reads "orders-0", splitting at the last '-'.
+func ParseTopicPartition(s string) (TopicPartition, error) { return topic.Parse(s) }
+
+// AckMode is the producer's acks setting.
+type AckMode = replication.AckMode
+
+// The ack modes.
+const (
+	Acks0   = replication.Acks0
+	Acks1   = replication.Acks1
+	AcksAll = replication.AcksAll
+)
+
+// ParseAcks reads "0", "1", "all" or "-1".
+func ParseAcks(s string) (AckMode, error) { return replication.ParseAcks(s) }
+
+// Ack is the pending acknowledgement of an append (a deterministic promise).
+type Ack = replication.Ack
+
+// ProduceResult is where an appended batch went.
+type ProduceResult = replication.ProduceResult
+
+// HandleState is a pending handle's state: pending, done, failed, cancelled.
+type HandleState = replication.HandleState
+
+// The handle states.
+const (
+	Pending   = replication.Pending
+	Done      = replication.Done
+	Failed    = replication.Failed
+	Cancelled = replication.Cancelled
+)
+
+// AnyPartition asks the partitioner to choose the partition; NoTimestamp asks
+// for the cluster clock's time.
+const (
+	AnyPartition int32 = -1
+	NoTimestamp  int64 = -1
+)
+
+// AllFollowers, passed as Replicate's follower, fetches for every follower.
+// (Broker ids may be 0, so 0 cannot mean "all".)
+const AllFollowers int32 = -1
+
+// Isolation is a fetch's isolation level.
+type Isolation uint8
+
+// The isolation levels. Both stop at the high watermark; read_committed also
+// stops at the last stable offset and hides control batches and aborted
+// transactions.
+const (
+	ReadUncommitted Isolation = iota
+	ReadCommitted
+)
+
+// String returns "read_uncommitted" or "read_committed".
+func (i Isolation) String() string {
+	if i == ReadCommitted {
+		return "read_committed"
+	}
+	return "read_uncommitted"
+}
+
+// ParseIsolation reads "read_uncommitted" or "read_committed".
+func ParseIsolation(s string) (Isolation, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read_uncommitted":
+		return ReadUncommitted, nil
+	case "read_committed":
+		return ReadCommitted, nil
+	}
+	return 0, kerr.Argument("isolation must be read_uncommitted or read_committed (got %q)", s)
+}
+
+// StoredRecord is a fetched record with its address.
+type StoredRecord struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	record.Record
+}
+
+// TopicMetadata describes a topic; Partitions are in numeric order.
+type TopicMetadata struct {
+	Name       string
+	Partitions []PartitionMetadata
+}
+
+// PartitionMetadata is one partition's replicas, leader and leader epoch.
+type PartitionMetadata struct {
+	Topic       string
+	Partition   int32
+	Replicas    []int32
+	Leader      int32
+	LeaderEpoch int32
+}
+
+// TP returns the partition's address.
+func (p PartitionMetadata) TP() TopicPartition {
+	return TopicPartition{Topic: p.Topic, Partition: p.Partition}
+}
+
+func (t TopicMetadata) clone() TopicMetadata {
+	out := TopicMetadata{Name: t.Name, Partitions: make([]PartitionMetadata, len(t.Partitions))}
+	for i, p := range t.Partitions {
+		p.Replicas = append([]int32(nil), p.Replicas...)
+		out.Partitions[i] = p
+	}
+	return out
+}
+
+// PartitionState describes one partition as plain values (see
+// replication.PartitionState).
+type PartitionState = replication.PartitionState
+
+// ReplicaState describes one replica.
+type ReplicaState = replication.ReplicaState
+
+// ProducerEntry is the broker-side state of one idempotent producer.
+type ProducerEntry = replication.ProducerEntry
