@@ -29,6 +29,11 @@ type Log struct {
 	wbuf    []byte
 	scanBuf []byte
 	closed  bool
+	// compactions counts compactions run by this Log, for the temporary
+	// directories' deterministic token.
+	compactions int
+	// faults, when set by a test, can fail a named step of Compact.
+	faults func(step string) error
 }
 
 // SegmentInfo describes one segment.
