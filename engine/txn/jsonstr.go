@@ -1,0 +1,58 @@
+package txn
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendJSONString appends s as a JSON string literal the way Python's
+// json.dumps does by default (ensure_ascii): the quote and the backslash are
+// escaped, \b \f \n \r \t use their short forms, every other byte outside
+// printable ASCII (0x20–0x7e) becomes \uXXXX in lowercase hex, and runes
+// beyond the Basic Multilingual Plane become a surrogate pair. '<', '>' and
+// '&' are written as themselves. The output is pure ASCII and depends only on
+// s, so journal lines are byte-for-byte reproducible. Callers reject strings
+// that are not valid UTF-8 before they reach the encoder.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			dst = append(dst, '\\', '"')
+		case r == '\\':
+			dst = append(dst, '\\', '\\')
+		case r == '\b':
+			dst = append(dst, '\\', 'b')
+		case r == '\f':
+			dst = append(dst, '\\', 'f')
+		case r == '\n':
+			dst = append(dst, '\\', 'n')
+		case r == '\r':
+			dst = append(dst, '\\', 'r')
+		case r == '\t':
+			dst = append(dst, '\\', 't')
+		case r >= 0x20 && r <= 0x7e:
+			dst = append(dst, byte(r))
+		case r < 0x10000:
+			dst = appendUnicodeEscape(dst, r)
+		default:
+			r -= 0x10000
+			dst = appendUnicodeEscape(dst, 0xd800+(r>>10))
+			dst = appendUnicodeEscape(dst, 0xdc00+(r&0x3ff))
+		}
+	}
+	return append(dst, '"')
+}
+
+func appendUnicodeEscape(dst []byte, r rune) []byte {
+	dst = append(dst, '\\', 'u')
+	h := strconv.FormatInt(int64(r), 16)
+	for i := len(h); i < 4; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, h...)
+}
+
+// validID reports whether an id can be stored: non-empty is checked by the
+// caller; here only that it is valid UTF-8, so JSON can carry it unchanged.
+func validID(s string) bool { return utf8.ValidString(s) }

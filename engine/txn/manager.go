@@ -1,0 +1,287 @@
+package txn
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/minikafka-lab/minikafka/engine/group"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+)
+
+// OffsetCommitter applies a committed transaction's staged consumer offsets
+// atomically (group.OffsetStore implements it; decision 20).
+type OffsetCommitter interface {
+	CommitMany(groups map[string]group.Offsets) error
+}
+
+// maxIDBytes is the longest transactional id a batch can carry (u16 length).
+const maxIDBytes = 1<<16 - 1
+
+// Manager is the transaction coordinator (§12.3): one Entry per
+// transaction id, every change journaled (and fsynced) before memory changes,
+// so a failed journal write changes nothing.
+type Manager struct {
+	journal *Journal
+	offsets OffsetCommitter
+	txns    map[string]*Entry
+}
+
+// Open opens (or starts) the journal at path, replays it and returns the
+// coordinator with the journal's recovery report. It does not yet resolve
+// unstable transactions: the cluster calls Recover once it can see its
+// partitions' transaction indexes.
+func Open(path string, offsets OffsetCommitter) (*Manager, JournalRecovery, error) {
+	j, entries, rep, err := OpenJournal(path)
+	if err != nil {
+		return nil, rep, err
+	}
+	m := &Manager{journal: j, offsets: offsets, txns: map[string]*Entry{}}
+	for _, e := range entries {
+		e := e.clone()
+		m.txns[e.ID] = &e
+	}
+	return m, rep, nil
+}
+
+// Close closes the journal file. Nothing is lost by not calling it (a crash):
+// every change was fsynced when it was made.
+func (m *Manager) Close() error { return m.journal.Close() }
+
+// JournalPath returns the journal's path.
+func (m *Manager) JournalPath() string { return m.journal.Path() }
+
+// Begin starts a new instance of transaction id, replacing a completed one.
+// An empty id, an id that is not UTF-8 or longer than 65535 bytes is an
+// argument error; an unstable transaction with this id is the state error
+// "transaction {id} is active".
+func (m *Manager) Begin(id string) error {
+	if id == "" || !validID(id) || len(id) > maxIDBytes {
+		return kerr.Argument("transaction id must be a non-empty UTF-8 string of at most %d bytes", maxIDBytes)
+	}
+	if e := m.txns[id]; e != nil && e.State.Unstable() {
+		return kerr.State("transaction %s is active", id)
+	}
+	return m.store(Entry{ID: id, State: Ongoing, FirstOffsets: map[topic.Partition]int64{}, StagedOffsets: map[string]group.Offsets{}})
+}
+
+// RecordSend records that transaction id appended a batch at baseOffset in
+// tp: tp joins the transaction's partitions and, for its first batch there,
+// first_offsets. The cluster calls it as soon as the leader has appended the
+// batch (before the acks=all acknowledgement), so that a batch whose
+// acknowledgement later fails still gets a marker, as Kafka's
+// AddPartitionsToTxn guarantees. The transaction must be ONGOING (state
+// error "transaction {id} is {state}"). A send that changes nothing (a
+// later batch in a partition already written) is not journaled again.
+func (m *Manager) RecordSend(id string, tp topic.Partition, baseOffset int64) error {
+	e, err := m.ongoing(id)
+	if err != nil {
+		return err
+	}
+	if baseOffset < 0 {
+		return kerr.Argument("base offset cannot be negative")
+	}
+	if _, ok := e.FirstOffsets[tp]; ok {
+		return nil
+	}
+	next := e.clone()
+	next.FirstOffsets[tp] = baseOffset
+	next.Partitions = addPartition(next.Partitions, tp)
+	return m.store(next)
+}
+
+// SendOffsets stages consumer offsets for group; they are published to the
+// offset store only when the transaction commits (atomically with its
+// output). Requires ONGOING (decision 16). An empty group id or a negative
+// offset is an argument error.
+func (m *Manager) SendOffsets(id, groupID string, offsets group.Offsets) error {
+	e, err := m.ongoing(id)
+	if err != nil {
+		return err
+	}
+	if groupID == "" || !validID(groupID) {
+		return kerr.Argument("group id must be a non-empty UTF-8 string")
+	}
+	for tp, o := range offsets {
+		if o < 0 {
+			return kerr.Argument("committed offsets cannot be negative")
+		}
+		if tp.Topic == "" || tp.Partition < 0 || !validID(tp.Topic) {
+			return kerr.Argument("invalid topic-partition %q", tp.String())
+		}
+	}
+	next := e.clone()
+	merged := next.StagedOffsets[groupID]
+	if merged == nil {
+		merged = group.Offsets{}
+	}
+	maps.Copy(merged, offsets)
+	next.StagedOffsets[groupID] = merged
+	return m.store(next)
+}
+
+// PrepareCommit moves an ONGOING transaction to PREPARE_COMMIT (journaled)
+// and returns its partitions, sorted: the cluster appends a COMMIT marker to
+// each, with acks=all, then calls CompleteCommit. A transaction already in
+// PREPARE_COMMIT accepts the call again (a retry after a failed marker,
+// decision 16) and returns the same partitions. Any other state is the state
+// error "transaction {id} is {state}".
+func (m *Manager) PrepareCommit(id string) ([]topic.Partition, error) {
+	return m.prepare(id, PrepareCommit)
+}
+
+// PrepareAbort is PrepareCommit for the ABORT outcome.
+func (m *Manager) PrepareAbort(id string) ([]topic.Partition, error) {
+	return m.prepare(id, PrepareAbort)
+}
+
+func (m *Manager) prepare(id string, to State) ([]topic.Partition, error) {
+	e, err := m.get(id)
+	if err != nil {
+		return nil, err
+	}
+	switch e.State {
+	case to:
+	case Ongoing:
+		next := e.clone()
+		next.State = to
+		if err := m.store(next); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, stateError(e)
+	}
+	return slices.Clone(m.txns[id].Partitions), nil
+}
+
+// CompleteCommit finishes a PREPARE_COMMIT transaction once every marker is
+// acknowledged: its staged offsets are committed through the offset store in
+// one atomic CommitMany, then COMPLETE_COMMIT is journaled. If the offset
+// store fails, the transaction stays PREPARE_COMMIT and may be completed
+// again.
+func (m *Manager) CompleteCommit(id string) error {
+	e, err := m.get(id)
+	if err != nil {
+		return err
+	}
+	if e.State != PrepareCommit {
+		return stateError(e)
+	}
+	if len(e.StagedOffsets) > 0 {
+		staged := make(map[string]group.Offsets, len(e.StagedOffsets))
+		for g, offs := range e.StagedOffsets {
+			staged[g] = maps.Clone(offs)
+		}
+		if err := m.offsets.CommitMany(staged); err != nil {
+			return err
+		}
+	}
+	next := e.clone()
+	next.State = CompleteCommit
+	return m.store(next)
+}
+
+// CompleteAbort finishes a PREPARE_ABORT transaction once every marker is
+// acknowledged: the staged offsets are dropped and COMPLETE_ABORT journaled.
+func (m *Manager) CompleteAbort(id string) error {
+	e, err := m.get(id)
+	if err != nil {
+		return err
+	}
+	if e.State != PrepareAbort {
+		return stateError(e)
+	}
+	next := e.clone()
+	next.State = CompleteAbort
+	next.StagedOffsets = map[string]group.Offsets{}
+	return m.store(next)
+}
+
+// Get returns a copy of transaction id's current entry.
+func (m *Manager) Get(id string) (Entry, bool) {
+	e := m.txns[id]
+	if e == nil {
+		return Entry{}, false
+	}
+	return e.clone(), true
+}
+
+// IDs returns every known transaction id, sorted.
+func (m *Manager) IDs() []string { return slices.Sorted(maps.Keys(m.txns)) }
+
+// IsCommitted reports whether the current instance of id is COMPLETE_COMMIT
+// (§12.4). Read visibility does not use it: the log's markers decide that.
+func (m *Manager) IsCommitted(id string) bool {
+	e := m.txns[id]
+	return e != nil && e.State == CompleteCommit
+}
+
+// FirstUnstableOffset returns the smallest first offset in tp of the
+// unstable transactions that wrote to tp, and false when there are none.
+func (m *Manager) FirstUnstableOffset(tp topic.Partition) (int64, bool) {
+	first, found := int64(0), false
+	for _, e := range m.txns {
+		if !e.State.Unstable() {
+			continue
+		}
+		if o, ok := e.FirstOffsets[tp]; ok && (!found || o < first) {
+			first, found = o, true
+		}
+	}
+	return first, found
+}
+
+// LastStableOffset is tp's LSO given its HW and (optionally) the leader's
+// transaction index: min(hw, FirstUnstableOffset(tp), idx.FirstUnstable(hw))
+// — never above the HW (decision 18).
+func (m *Manager) LastStableOffset(tp topic.Partition, hw int64, idx *Index) int64 {
+	lso := hw
+	if o, ok := m.FirstUnstableOffset(tp); ok && o < lso {
+		lso = o
+	}
+	if idx != nil {
+		if o, ok := idx.FirstUnstable(hw); ok && o < lso {
+			lso = o
+		}
+	}
+	return lso
+}
+
+func (m *Manager) get(id string) (*Entry, error) {
+	e := m.txns[id]
+	if e == nil {
+		return nil, kerr.State("transaction %s has not begun", id)
+	}
+	return e, nil
+}
+
+func (m *Manager) ongoing(id string) (*Entry, error) {
+	e, err := m.get(id)
+	if err != nil {
+		return nil, err
+	}
+	if e.State != Ongoing {
+		return nil, stateError(e)
+	}
+	return e, nil
+}
+
+// store journals e, then makes it the current entry for its id.
+func (m *Manager) store(e Entry) error {
+	if err := m.journal.Append(e); err != nil {
+		return err
+	}
+	m.txns[e.ID] = &e
+	return nil
+}
+
+func stateError(e *Entry) error { return kerr.State("transaction %s is %s", e.ID, e.State) }
+
+func addPartition(ps []topic.Partition, tp topic.Partition) []topic.Partition {
+	if slices.Contains(ps, tp) {
+		return ps
+	}
+	ps = append(ps, tp)
+	topic.Sort(ps)
+	return ps
+}
