@@ -234,3 +234,10 @@ func eventKinds(evs []engine.Event) []string {
 	}
 	return out
 }
+
+func removeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -64,16 +64,9 @@ func (p *Producer) Describe() State {
 		st.Buffered = append(st.Buffered, BufferState{TP: tp, Records: len(q.entries), Bytes: q.bytes, FirstEnqueueMs: q.firstEnqueue})
 	}
 	if p.opts.Idempotent {
-		seen := map[topic.Partition]bool{}
 		var tps []topic.Partition
-		for tp := range p.nextSeq {
-			seen[tp] = true
+		for tp := range p.sent {
 			tps = append(tps, tp)
-		}
-		for tp := range p.inflight {
-			if !seen[tp] {
-				tps = append(tps, tp)
-			}
 		}
 		topic.Sort(tps)
 		for _, tp := range tps {

@@ -93,6 +93,7 @@ type Producer struct {
 
 	nextSeq  map[topic.Partition]int32
 	inflight map[topic.Partition][]inflight
+	sent     map[topic.Partition]bool // partitions it has sent batches to
 	last     *sent
 	pending  []*Future
 	closed   bool
@@ -118,7 +119,8 @@ func New(env Env, opts Options, identity Identity) (*Producer, error) {
 		identity = Identity{PID: record.NoProducerID, Epoch: record.NoProducerEpoch}
 	}
 	return &Producer{opts: opts, identity: identity, env: env, part: NewPartitioner(), acc: acc,
-		nextSeq: map[topic.Partition]int32{}, inflight: map[topic.Partition][]inflight{}}, nil
+		nextSeq: map[topic.Partition]int32{}, inflight: map[topic.Partition][]inflight{},
+		sent: map[topic.Partition]bool{}}, nil
 }
 
 // Name is the producer's name.
@@ -267,15 +269,16 @@ func (p *Producer) sequenceFor(tp topic.Partition) int32 {
 }
 
 func (p *Producer) send(s *sent, futs []*Future, reason string, retry bool) {
-	ack, err := p.env.Cluster.AppendBatch(s.tp, s.batch, p.opts.Acks, p.source())
 	ev := BatchFlushed{Producer: p.opts.Name, TP: s.tp, Records: len(futs), BaseSequence: s.batch.BaseSequence, Reason: reason, Retry: retry}
+	pos := p.env.Events.Emit(ev)
+	p.sent[s.tp] = true
+	ack, err := p.env.Cluster.AppendBatch(s.tp, s.batch, p.opts.Acks, p.source())
 	if err != nil {
-		p.env.Events.Emit(ev)
 		p.settle(s, futs, nil, err)
 		return
 	}
 	ev.AckID = ack.ID()
-	p.env.Events.Emit(ev)
+	p.env.Events.Replace(pos, ev)
 	if !ack.Settled() && !retry {
 		p.inflight[s.tp] = append(p.inflight[s.tp], inflight{batch: s.batch, ack: ack})
 	}

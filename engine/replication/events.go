@@ -20,10 +20,20 @@ type Event interface {
 // everything (handy for standalone use).
 type EventLog struct{ events []Event }
 
-// Emit appends an event.
-func (l *EventLog) Emit(e Event) {
-	if l != nil {
-		l.events = append(l.events, e)
+// Emit appends an event and returns its position (for Replace).
+func (l *EventLog) Emit(e Event) int {
+	if l == nil {
+		return -1
+	}
+	l.events = append(l.events, e)
+	return len(l.events) - 1
+}
+
+// Replace rewrites the event at a position Emit returned, if it has not been
+// taken yet: a step may announce what it does before it knows every detail.
+func (l *EventLog) Replace(pos int, e Event) {
+	if l != nil && pos >= 0 && pos < len(l.events) {
+		l.events[pos] = e
 	}
 }
 

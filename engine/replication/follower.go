@@ -79,7 +79,8 @@ func (rs *ReplicaSet) fetch(followers []int32) (PartitionFetch, error) {
 
 // fetchOne is one follower's step:
 //
-//  1. a diverged follower (decision 7) truncates to the HW;
+//  1. a diverged follower (decision 7) truncates to the HW of the leader
+//     change that diverged it (later appends may have moved the HW since);
 //  2. a follower ahead of the leader truncates to the HW (§9.2, decision 12);
 //  3. a follower below the leader's log start resets its log to start there
 //     (decision 11);
@@ -95,11 +96,10 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	}
 	leader := rs.replicas[rs.leader].log
 	if r.diverged {
-		ev, err := rs.truncateReplica(r, min(rs.hw, r.LEO()), fmt.Sprintf("diverged at a leader change: truncate to HW %d before fetching", rs.hw))
+		ev, err := rs.repairDiverged(r)
 		if err != nil {
 			return f, err
 		}
-		r.diverged = false
 		f.Truncations = appendTruncation(f.Truncations, ev)
 	}
 	if leo := leader.LEO(); r.LEO() > leo {
@@ -150,6 +150,20 @@ func appendTruncation(list []ReplicaTruncated, ev *ReplicaTruncated) []ReplicaTr
 		return list
 	}
 	return append(list, *ev)
+}
+
+// repairDiverged truncates a diverged replica to the HW of the leader change
+// that marked it and clears the mark.
+func (rs *ReplicaSet) repairDiverged(r *Replica) (*ReplicaTruncated, error) {
+	if !r.diverged {
+		return nil, nil
+	}
+	ev, err := rs.truncateReplica(r, r.divergedAt, fmt.Sprintf("diverged at a leader change: truncate to that HW %d before fetching", r.divergedAt))
+	if err != nil {
+		return nil, err
+	}
+	r.diverged = false
+	return ev, nil
 }
 
 // truncateReplica cuts a running replica's log back to target (if it is

@@ -61,6 +61,9 @@ func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 	for _, b := range rs.Followers() {
 		o := rs.replicas[b]
 		if o.LEO() > rs.hw {
+			if !o.diverged || rs.hw < o.divergedAt {
+				o.divergedAt = rs.hw
+			}
 			o.diverged = true
 			rs.env.Events.Emit(ReplicaDiverged{TP: rs.tp, Broker: b, LEO: o.LEO(), HW: rs.hw, Epoch: rs.epoch})
 		}
@@ -69,8 +72,9 @@ func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 	return rs.rebuildProducerState()
 }
 
-// Rejoin brings a follower back after a failover (§10.5): it truncates to the
-// HW if it is above it (which also clears a diverged mark), takes the current
+// Rejoin brings a follower back after a failover (§10.5): a diverged replica
+// first truncates to where it diverged, then it truncates to the HW if it is
+// above it, takes the current
 // epoch, counts as having fetched now, and leaves the ISR; it re-enters at
 // the next fetch step or refresh that meets the ISR rules. The leader cannot
 // rejoin (argument error); a crashed broker must restart first.
@@ -85,10 +89,12 @@ func (rs *ReplicaSet) Rejoin(broker int32) error {
 	if !r.Up() {
 		return kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", broker, broker)
 	}
+	if _, err := rs.repairDiverged(r); err != nil {
+		return err
+	}
 	if _, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("rejoin: truncate to HW %d", rs.hw)); err != nil {
 		return err
 	}
-	r.diverged = false
 	r.log.SetLeaderEpoch(rs.epoch)
 	r.lastFetchMs = rs.env.Clock.NowMs()
 	if rs.isr[broker] {
@@ -167,12 +173,18 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 		out.Reelected = true
 		return out, rs.changeLeader(broker, "re-elected after restart")
 	}
-	ev, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("restarted above HW %d: truncate, then catch up by fetching", rs.hw))
+	ev, err := rs.repairDiverged(r)
 	out.Truncation = ev
 	if err != nil {
 		return out, err
 	}
-	r.diverged = false
+	ev, err = rs.truncateReplica(r, rs.hw, fmt.Sprintf("restarted above HW %d: truncate, then catch up by fetching", rs.hw))
+	if ev != nil {
+		out.Truncation = ev
+	}
+	if err != nil {
+		return out, err
+	}
 	if leo := r.LEO(); leo < rs.hw && rs.isr[broker] {
 		delete(rs.isr, broker)
 		out.LeftISR = true

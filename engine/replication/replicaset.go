@@ -35,7 +35,10 @@ type Replica struct {
 	Broker      int32
 	log         *storage.Log // nil while the broker is down
 	lastFetchMs int64
-	diverged    bool
+	// diverged is set when the replica held offsets above the HW at a leader
+	// change; divergedAt is that HW, where its log may start to differ.
+	diverged   bool
+	divergedAt int64
 	// While the broker is down the leader only knows what the replica last
 	// had: its LEO and log start at the moment it crashed.
 	downLEO, downLogStart int64
