@@ -82,18 +82,43 @@ type groupState struct {
 
 // Coordinator is the group coordinator (§11.2). Groups are created by their
 // first successful join and never deleted; generations only grow.
+//
+// With a groups file (OpenCoordinator), every membership change is written
+// to it before it takes effect, as Kafka keeps group metadata in
+// __consumer_offsets: after a restart the members are still there (a crash
+// sends no LeaveGroup, decision 26) and each gets a fresh session of
+// session.timeout.ms from the moment the coordinator loads them. Heartbeats
+// are not written.
 type Coordinator struct {
 	clk              clock.Clock
 	topics           Topics
-	sessionTimeoutMs int64
+	sessionTimeoutMs func() int64
 	offsets          *OffsetStore
+	path             string // groups file; "" keeps membership in memory only
 	groups           map[string]*groupState
 }
 
-// NewCoordinator returns a coordinator with no groups. sessionTimeoutMs is
-// session.timeout.ms; offsets is where fenced commits land.
-func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs int64, offsets *OffsetStore) *Coordinator {
+// NewCoordinator returns an in-memory coordinator with no groups.
+// sessionTimeoutMs reads session.timeout.ms (it may change while running);
+// offsets is where fenced commits land.
+func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) *Coordinator {
 	return &Coordinator{clk: clk, topics: topics, sessionTimeoutMs: sessionTimeoutMs, offsets: offsets, groups: map[string]*groupState{}}
+}
+
+// OpenCoordinator is NewCoordinator with membership persisted in path
+// (groups.json): the file is loaded (missing means no groups; anything
+// malformed is STORAGE_ERROR "invalid group file {path}") and rewritten
+// atomically on every join, leave and expiry. Loaded members get the
+// deadline now + session.timeout.ms.
+func OpenCoordinator(path string, clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) (*Coordinator, error) {
+	c := NewCoordinator(clk, topics, sessionTimeoutMs, offsets)
+	c.path = path
+	groups, err := loadGroups(path, clk.NowMs()+sessionTimeoutMs())
+	if err != nil {
+		return nil, err
+	}
+	c.groups = groups
+	return c, nil
 }
 
 // Offsets returns the offset store the coordinator commits to (consumers with
@@ -101,7 +126,7 @@ func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs int64, offs
 func (c *Coordinator) Offsets() *OffsetStore { return c.offsets }
 
 // SessionTimeoutMs returns session.timeout.ms.
-func (c *Coordinator) SessionTimeoutMs() int64 { return c.sessionTimeoutMs }
+func (c *Coordinator) SessionTimeoutMs() int64 { return c.sessionTimeoutMs() }
 
 // Join adds member to group (or replaces its subscriptions) with a session
 // deadline of now + session.timeout.ms, rebalances, and returns the member's
@@ -129,27 +154,34 @@ func (c *Coordinator) Join(group, memberID string, subscriptions []string) (Join
 	if len(unknown) > 0 {
 		return JoinResult{}, kerr.Argument("unknown subscribed topics: [%s]", strings.Join(unknown, ", "))
 	}
-	g := c.groups[group]
-	if g == nil {
-		g = &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
-		c.groups[group] = g
+	next := &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
+	if g := c.groups[group]; g != nil {
+		next = g.clone()
 	}
-	g.members[memberID] = &member{subscriptions: subs, deadlineMs: c.clk.NowMs() + c.sessionTimeoutMs}
-	c.rebalance(g)
+	next.members[memberID] = &member{subscriptions: subs, deadlineMs: c.clk.NowMs() + c.sessionTimeoutMs()}
+	c.rebalance(next)
+	if err := c.store(group, next); err != nil {
+		return JoinResult{}, err
+	}
 	return c.Assignment(group, memberID)
 }
 
 // Leave removes member from group and rebalances. An unknown group or member
 // is a silent no-op (no generation change); Leave reports whether it removed
-// someone.
-func (c *Coordinator) Leave(group, memberID string) bool {
+// someone. It fails only when the groups file cannot be written, and then
+// nothing changed.
+func (c *Coordinator) Leave(group, memberID string) (bool, error) {
 	g := c.groups[group]
 	if g == nil || g.members[memberID] == nil {
-		return false
+		return false, nil
 	}
-	delete(g.members, memberID)
-	c.rebalance(g)
-	return true
+	next := g.clone()
+	delete(next.members, memberID)
+	c.rebalance(next)
+	if err := c.store(group, next); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Heartbeat renews member's session (deadline = now + session.timeout.ms).
@@ -168,32 +200,38 @@ func (c *Coordinator) Heartbeat(group, memberID string, generation int32) error 
 	if m == nil {
 		return unknownMember(group, memberID)
 	}
-	m.deadlineMs = c.clk.NowMs() + c.sessionTimeoutMs
+	m.deadlineMs = c.clk.NowMs() + c.sessionTimeoutMs()
 	return nil
 }
 
 // ExpireMembers removes every member whose session deadline has passed
 // (strictly: now > deadline). Groups are visited in id order and each group
 // with expired members rebalances once. It returns the expired members,
-// group by group in id order, members in id order.
-func (c *Coordinator) ExpireMembers() []Expired {
+// group by group in id order, members in id order. If the groups file cannot
+// be written it stops there: the groups before are expired, that one and the
+// rest are not.
+func (c *Coordinator) ExpireMembers() ([]Expired, error) {
 	now := c.clk.NowMs()
 	var out []Expired
 	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
-		g := c.groups[id]
-		removed := false
-		for _, m := range slices.Sorted(maps.Keys(g.members)) {
-			if now > g.members[m].deadlineMs {
-				delete(g.members, m)
-				out = append(out, Expired{Group: id, Member: m})
-				removed = true
+		var gone []Expired
+		next := c.groups[id].clone()
+		for _, m := range slices.Sorted(maps.Keys(next.members)) {
+			if now > next.members[m].deadlineMs {
+				delete(next.members, m)
+				gone = append(gone, Expired{Group: id, Member: m})
 			}
 		}
-		if removed {
-			c.rebalance(g)
+		if len(gone) == 0 {
+			continue
 		}
+		c.rebalance(next)
+		if err := c.store(id, next); err != nil {
+			return out, err
+		}
+		out = append(out, gone...)
 	}
-	return out
+	return out, nil
 }
 
 // Assignment returns the group's generation and member's partitions. Checks:
@@ -278,6 +316,30 @@ func (c *Coordinator) rebalance(g *groupState) {
 	}
 	g.assignment = RoundRobin(subs, c.topics())
 	g.state = Stable
+}
+
+// store makes next the state of group id, writing the groups file first
+// when there is one.
+func (c *Coordinator) store(id string, next *groupState) error {
+	if c.path != "" {
+		all := maps.Clone(c.groups)
+		all[id] = next
+		if err := replaceFile(c.path, encodeGroups(all)); err != nil {
+			return kerr.Wrap(kerr.StorageError, err, "cannot write group file %s", c.path)
+		}
+	}
+	c.groups[id] = next
+	return nil
+}
+
+func (g *groupState) clone() *groupState {
+	out := &groupState{generation: g.generation, state: g.state,
+		members: make(map[string]*member, len(g.members)), assignment: maps.Clone(g.assignment)}
+	for id, m := range g.members {
+		cp := *m
+		out.members[id] = &cp
+	}
+	return out
 }
 
 func (c *Coordinator) group(id string) (*groupState, error) {

@@ -27,7 +27,7 @@ func TestCoordinatorInvariants(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		c := NewCoordinator(clk, func() map[string]int32 { return topics }, 50, store)
+		c := NewCoordinator(clk, func() map[string]int32 { return topics }, func() int64 { return 50 }, store)
 		groupIDs := []string{"g1", "g2"}
 		memberIDs := []string{"m1", "m2", "m10", "m3"}
 		topicNames := []string{"a", "b", "c"}
@@ -52,7 +52,10 @@ func TestCoordinatorInvariants(t *testing.T) {
 			"leave": func(t *rapid.T) {
 				g, m := genGen.Draw(t, "group"), memGen.Draw(t, "member")
 				before, _ := c.Generation(g)
-				removed := c.Leave(g, m)
+				removed, err := c.Leave(g, m)
+				if err != nil {
+					t.Fatal(err)
+				}
 				after, _ := c.Generation(g)
 				if removed != (after == before+1) || (!removed && after != before) {
 					t.Fatalf("leave removed=%v generation %d → %d", removed, before, after)
@@ -72,7 +75,11 @@ func TestCoordinatorInvariants(t *testing.T) {
 				}
 			},
 			"expire": func(t *rapid.T) {
-				for _, e := range c.ExpireMembers() {
+				exp, err := c.ExpireMembers()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range exp {
 					if _, err := c.Assignment(e.Group, e.Member); err == nil {
 						t.Fatalf("expired member %v still has an assignment", e)
 					}

@@ -28,7 +28,7 @@ func newFixture(t *testing.T, orders int32) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{clk: clock.NewManual(0), topics: map[string]int32{"orders": orders}, store: store}
-	f.c = NewCoordinator(f.clk, func() map[string]int32 { return f.topics }, 100, store)
+	f.c = NewCoordinator(f.clk, func() map[string]int32 { return f.topics }, func() int64 { return 100 }, store)
 	return f
 }
 
@@ -39,6 +39,24 @@ func (f *fixture) join(t *testing.T, g, m string, topics ...string) JoinResult {
 		t.Fatalf("join %s/%s: %v", g, m, err)
 	}
 	return r
+}
+
+func (f *fixture) leave(t *testing.T, g, m string) bool {
+	t.Helper()
+	removed, err := f.c.Leave(g, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return removed
+}
+
+func (f *fixture) expire(t *testing.T) []Expired {
+	t.Helper()
+	exp, err := f.c.ExpireMembers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
 }
 
 func (f *fixture) advance(t *testing.T, ms int64) {
@@ -82,7 +100,7 @@ func TestG1JoinAndLeave(t *testing.T) {
 	if len(a2.Assignment) != 2 || !disjoint(a2.Assignment, b.Assignment) {
 		t.Fatalf("a %v b %v", a2.Assignment, b.Assignment)
 	}
-	if !f.c.Leave("g", "b") {
+	if !f.leave(t, "g", "b") {
 		t.Fatal("leave reported no member removed")
 	}
 	a3, err := f.c.Assignment("g", "a")
@@ -106,7 +124,7 @@ func TestG2HeartbeatExtendsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.advance(t, 80)
-	if exp := f.c.ExpireMembers(); len(exp) != 0 {
+	if exp := f.expire(t); len(exp) != 0 {
 		t.Fatalf("expired %v", exp)
 	}
 	got, err := f.c.Assignment("g", "a")
@@ -124,11 +142,11 @@ func TestG3ExpiryIsStrictAndOneRebalance(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.advance(t, 100)
-	if exp := f.c.ExpireMembers(); len(exp) != 0 {
+	if exp := f.expire(t); len(exp) != 0 {
 		t.Fatalf("at exactly the deadline nothing expires, got %v", exp)
 	}
 	f.advance(t, 1)
-	exp := f.c.ExpireMembers()
+	exp := f.expire(t)
 	want := []Expired{{"g", "a"}, {"g", "b"}}
 	if !reflect.DeepEqual(exp, want) {
 		t.Fatalf("expired %v, want %v", exp, want)
@@ -139,7 +157,7 @@ func TestG3ExpiryIsStrictAndOneRebalance(t *testing.T) {
 	if gen, _ := f.c.Generation("g"); gen != b.Generation+1 {
 		t.Fatalf("generation %d, want %d (one rebalance for both)", gen, b.Generation+1)
 	}
-	if exp := f.c.ExpireMembers(); len(exp) != 0 {
+	if exp := f.expire(t); len(exp) != 0 {
 		t.Fatalf("second expiry %v", exp)
 	}
 }
@@ -151,7 +169,7 @@ func TestExpiryVisitsGroupsInOrder(t *testing.T) {
 	f.join(t, "alpha", "m1", "orders")
 	f.advance(t, 101)
 	want := []Expired{{"alpha", "m1"}, {"alpha", "m2"}, {"zeta", "m1"}}
-	if got := f.c.ExpireMembers(); !reflect.DeepEqual(got, want) {
+	if got := f.expire(t); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v want %v", got, want)
 	}
 }
@@ -208,7 +226,7 @@ func TestRebalanceLabLandmarks(t *testing.T) {
 	if !reflect.DeepEqual(m1.Assignment, tps("orders", 0, 2)) || !disjoint(m1.Assignment, m2.Assignment) {
 		t.Fatalf("member 1 after refresh: %+v", m1)
 	}
-	f.c.Leave("workers", "member-2")
+	f.leave(t, "workers", "member-2")
 	m1, _ = f.c.Assignment("workers", "member-1")
 	if m1.Generation != 3 || !reflect.DeepEqual(m1.Assignment, tps("orders", 0, 1, 2, 3)) {
 		t.Fatalf("member 1 after leave: %+v", m1)
@@ -252,11 +270,11 @@ func TestJoinArgumentErrorsChangeNothing(t *testing.T) {
 
 func TestLeaveUnknownIsNoOp(t *testing.T) {
 	f := newFixture(t, 1)
-	if f.c.Leave("nope", "a") {
+	if f.leave(t, "nope", "a") {
 		t.Fatal("leave of unknown group removed someone")
 	}
 	r := f.join(t, "g", "a", "orders")
-	if f.c.Leave("g", "b") {
+	if f.leave(t, "g", "b") {
 		t.Fatal("leave of unknown member removed someone")
 	}
 	if gen, _ := f.c.Generation("g"); gen != r.Generation {
@@ -310,7 +328,7 @@ func TestCommitCheckOrder(t *testing.T) {
 	}
 	// Everyone leaves: the group is EMPTY and commits are REBALANCE_IN_PROGRESS,
 	// even with the right generation.
-	f.c.Leave("g", "a")
+	f.leave(t, "g", "a")
 	gen, _ := f.c.Generation("g")
 	wantCode(t, f.c.Commit("g", "a", gen, Offsets{tp0: 1}), kerr.RebalanceInProgress)
 }
