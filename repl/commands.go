@@ -5,6 +5,31 @@ package repl
 // docs/commands.md all read it; nothing registers itself elsewhere.
 func commandTable() []*Command {
 	return []*Command{
+		// Cluster and time
+		clusterCommand,
+		configCommand,
+		clockCommand,
+		// Topics and records
+		topicCommand,
+		produceCommand,
+		fetchCommand,
+		// Producers
+		producerCommand,
+		// Replication and failure
+		replicateCommand,
+		promoteCommand,
+		rejoinCommand,
+		brokerCommand,
+		// The log on disk
+		logCommand,
+		corruptCommand,
+		retentionCommand,
+		compactCommand,
+		// Views and checks
+		offsetsCommand,
+		showCommand,
+		checkCommand,
+		// Session
 		helpCommand,
 		historyCommand,
 		exitCommand,

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -133,4 +134,19 @@ func filterPrefix(cands []string, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// choices returns a completion source with fixed values.
+func choices(vals ...string) func(*Session) []string {
+	return func(*Session) []string { return vals }
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -3,6 +3,8 @@ package repl
 import (
 	"fmt"
 	"io"
+
+	"github.com/minikafka-lab/minikafka/engine"
 )
 
 // event is one thing that changed, as the learner sees it: an indented text
@@ -11,7 +13,7 @@ import (
 type event struct {
 	Text     string
 	JSON     any
-	Resolved *resolvedHandle
+	Resolved []resolvedHandle
 }
 
 // resolvedHandle is one entry of the JSON "resolved" list.
@@ -23,7 +25,47 @@ type resolvedHandle struct {
 
 // takeEvents drains what the engine reported since the last command.
 func (s *Session) takeEvents() []event {
-	return nil
+	if s.cluster == nil {
+		return nil
+	}
+	var out []event
+	for _, e := range s.cluster.TakeEvents() {
+		out = append(out, convertEvent(e)...)
+	}
+	return out
+}
+
+// convertEvent turns an engine event into what the learner sees: its
+// one-line description, and a JSON object {"kind": ..., fields...}. An
+// acknowledgement or a record future that completed with offsets is also a
+// resolved handle.
+func convertEvent(e engine.Event) []event {
+	obj := object{{"kind", e.Kind()}}
+	if fields, ok := plainJSON(e).(object); ok {
+		obj = append(obj, fields...)
+	}
+	ev := event{Text: e.String(), JSON: obj}
+	switch e := e.(type) {
+	case engine.AckResolved:
+		var off *int64
+		if e.Result.OffsetsKnown {
+			o := e.Result.BaseOffset
+			off = &o
+		}
+		ev.Resolved = []resolvedHandle{{Topic: e.TP.Topic, Partition: e.TP.Partition, Offset: off}}
+	case engine.FuturesSettled:
+		if e.State == engine.Done {
+			for i := range e.IDs {
+				var off *int64
+				if i < len(e.Offsets) {
+					o := e.Offsets[i]
+					off = &o
+				}
+				ev.Resolved = append(ev.Resolved, resolvedHandle{Topic: e.TP.Topic, Partition: e.TP.Partition, Offset: off})
+			}
+		}
+	}
+	return []event{ev}
 }
 
 // writeEvents prints each event as an indented line.
@@ -44,9 +86,7 @@ func eventsJSON(events []event) []any {
 func resolvedJSON(events []event) []resolvedHandle {
 	var out []resolvedHandle
 	for _, e := range events {
-		if e.Resolved != nil {
-			out = append(out, *e.Resolved)
-		}
+		out = append(out, e.Resolved...)
 	}
 	return out
 }

@@ -133,6 +133,10 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	if errors.As(err, &ue) {
 		return string(kerr.InvalidArgument), ue.Msg, ue.Usage, ""
 	}
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		return CheckFailed, ce.Message(), "", ""
+	}
 	var ie *InternalError
 	if errors.As(err, &ie) {
 		return string(kerr.Internal), fmt.Sprint(ie.Value), "", "this is a bug in MiniKafka Lab, not your mistake"
@@ -148,8 +152,7 @@ func errorParts(err error) (code, msg, usage, hint string) {
 }
 
 // writeError prints "error: CODE: message", then "usage: ..." or "hint: ...".
-func writeError(w io.Writer, st *style, err error) {
-	code, msg, usage, hint := errorParts(err)
+func writeError(w io.Writer, st *style, code, msg, usage, hint string) {
 	fmt.Fprintf(w, "%s %s: %s\n", st.paint(st.errLabel, "error:"), code, msg)
 	if usage != "" {
 		lines := strings.Split(usage, "\n")
@@ -180,6 +183,7 @@ func hintFor(e *kerr.Error) string {
 // hints are the REPL's own next steps for codes a learner meets often.
 var hints = map[kerr.Code]string{
 	kerr.UnknownTopic:       "`topic list` shows the topics; `topic create NAME` makes one",
+	kerr.TopicAlreadyExists: "`topic describe NAME` shows it",
 	kerr.UnknownPartition:   "`topic describe` shows each topic's partitions and replicas",
 	kerr.NotEnoughReplicas:  "the ISR is smaller than min.insync.replicas, so acks=all refused before appending; `replicate` lets followers catch up and rejoin the ISR",
 	kerr.NotInSyncReplica:   "only an ISR member can be promoted; `offsets TP` shows the ISR",
@@ -187,3 +191,6 @@ var hints = map[kerr.Code]string{
 	kerr.BrokerNotAvailable: "`broker list` shows which brokers are up; `broker restart ID` brings one back",
 	kerr.OffsetOutOfRange:   "`offsets TP` shows the log start offset and the high watermark",
 }
+
+// kerrMessage is an error's message without its code.
+func kerrMessage(err error) string { return kerr.MessageOf(err) }

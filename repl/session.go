@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
 
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
@@ -37,6 +40,15 @@ type Session struct {
 	exited  bool
 
 	res result // the current command's result in JSON mode
+
+	// The cluster: its configuration, clock and data directory. temp is the
+	// directory to remove on Close ("" when the learner chose it).
+	cluster *engine.Cluster
+	cfg     engine.Config
+	clock   *clock.Manual
+	temp    string
+	// opened is the recovery report of the last open, for the banner.
+	opened engine.OpenReport
 }
 
 // theRegistry is the command table, linked once per process.
@@ -59,12 +71,83 @@ func NewSession(opts Options) (*Session, error) {
 		st:     newStyle(opts.Color && opts.Format == FormatText),
 		format: opts.Format,
 	}
+	cfg := engine.DefaultConfig("")
+	cfg.BrokerIDs = append([]int32(nil), opts.Brokers...)
+	for _, k := range sortedKeys(opts.Settings) {
+		if err := cfg.Set(k, opts.Settings[k]); err != nil {
+			return nil, err
+		}
+	}
+	o, err := openCluster(cfg, opts.DataDir, 0)
+	if err != nil {
+		return nil, err
+	}
+	s.adopt(o)
 	return s, nil
 }
 
-// Close ends the session and releases what it owns.
+// opened is a cluster just opened, not yet the session's.
+type openedCluster struct {
+	cluster *engine.Cluster
+	cfg     engine.Config
+	clock   *clock.Manual
+	temp    string
+	report  engine.OpenReport
+}
+
+// openCluster opens a cluster with cfg in dir, or in a fresh temporary
+// directory when dir is "", with the manual clock at nowMs. On failure the
+// temporary directory is removed.
+func openCluster(cfg engine.Config, dir string, nowMs int64) (openedCluster, error) {
+	temp := ""
+	if dir == "" {
+		d, err := os.MkdirTemp("", "minikafka-")
+		if err != nil {
+			return openedCluster{}, kerr.Wrap(kerr.StorageError, err, "create a temporary data directory")
+		}
+		dir, temp = d, d
+	}
+	cfg.DataDir = dir
+	clk := clock.NewManual(nowMs)
+	c, report, err := engine.Open(cfg, clk)
+	if err != nil {
+		if temp != "" {
+			os.RemoveAll(temp)
+		}
+		return openedCluster{}, err
+	}
+	return openedCluster{cluster: c, cfg: cfg, clock: clk, temp: temp, report: report}, nil
+}
+
+// adopt makes an opened cluster the session's.
+func (s *Session) adopt(o openedCluster) {
+	s.cluster, s.cfg, s.clock, s.temp, s.opened = o.cluster, o.cfg, o.clock, o.temp, o.report
+}
+
+// shut closes a cluster gracefully (if it is still running) and removes its
+// temporary directory.
+func shut(c *engine.Cluster, temp string) error {
+	if c == nil {
+		return nil
+	}
+	var err error
+	if st := c.State(); st == engine.Running || st == engine.FailedState {
+		err = c.Close()
+	}
+	if temp != "" {
+		if rerr := os.RemoveAll(temp); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Close ends the session: the cluster is closed gracefully and a temporary
+// data directory removed (one given with DataDir is kept).
 func (s *Session) Close() error {
-	return nil
+	err := shut(s.cluster, s.temp)
+	s.cluster, s.temp = nil, ""
+	return err
 }
 
 // Exited reports whether `exit` or `quit` ran.
@@ -140,8 +223,12 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 // report prints a failed command: events that happened anyway, then the
 // error, as text or as one JSON line.
 func (s *Session) report(w io.Writer, text string, err error, events []event) {
+	code, msg, usage, hint := errorParts(err)
+	msg = s.relativePaths(msg)
+	if hint == "" {
+		hint = s.stateHint(err)
+	}
 	if s.format == FormatJSON {
-		code, msg, usage, hint := errorParts(err)
 		env := envelope{Command: text, Error: &jsonError{Code: code, Message: msg, Usage: usage, Hint: hint}}
 		if len(events) > 0 {
 			b, merr := withExtras([]byte("{}"), []extraField{{"events", eventsJSON(events)}})
@@ -157,7 +244,27 @@ func (s *Session) report(w io.Writer, text string, err error, events []event) {
 		return
 	}
 	s.writeEvents(w, events)
-	writeError(w, s.st, err)
+	writeError(w, s.st, code, msg, usage, hint)
+}
+
+// relativePaths shows files below the data directory relative to it, so that
+// messages do not depend on where a temporary directory was made.
+func (s *Session) relativePaths(msg string) string {
+	if s.cfg.DataDir == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, strings.TrimRight(s.cfg.DataDir, "/")+"/", "")
+}
+
+// stateHint explains a state error the learner can fix from the REPL.
+func (s *Session) stateHint(err error) string {
+	if !errors.Is(err, kerr.IllegalState) || s.cluster == nil {
+		return ""
+	}
+	if st := s.cluster.State(); st == engine.Closed {
+		return "the cluster is closed: `cluster restart` reopens it, `cluster open` starts a fresh one"
+	}
+	return ""
 }
 
 // writeJSON prints the success envelope.
@@ -202,7 +309,12 @@ func IsInternal(err error) bool {
 }
 
 // nowMs is the cluster's manual clock.
-func (s *Session) nowMs() int64 { return 0 }
+func (s *Session) nowMs() int64 {
+	if s.clock == nil {
+		return 0
+	}
+	return s.clock.NowMs()
+}
 
 // describeStart says what the session opened, for the interactive banner.
 func (s *Session) describeStart() string {
@@ -214,5 +326,9 @@ func (s *Session) describeStart() string {
 	if s.opts.DataDir != "" {
 		where = s.opts.DataDir
 	}
-	return fmt.Sprintf("brokers %s, clock at 0 ms, data in %s", strings.Join(ids, ","), where)
+	msg := fmt.Sprintf("brokers %s, clock at %d ms, data in %s", strings.Join(ids, ","), s.nowMs(), where)
+	if n := len(s.opened.Replicas); n > 0 {
+		msg += fmt.Sprintf(" (%d replica logs recovered; `cluster restart` shows how)", n)
+	}
+	return msg
 }

@@ -45,7 +45,8 @@ type ScriptOptions struct {
 
 // RunScript runs commands read from in (a pipe or a file): no prompt, no
 // editing, no colour; each command is echoed as "> cmd" before its output.
-// Blank lines and comments are skipped silently. It stops at the first
+// Blank lines and comments are skipped silently. With --format json there
+// is no echo: every line of output is one JSON object that names its command. It stops at the first
 // failed command unless KeepGoing, and returns the exit status: 1 if any
 // command failed, else 0.
 func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int {
@@ -57,7 +58,9 @@ func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int 
 		if words, err := Split(line); err == nil && len(words) == 0 {
 			continue
 		}
-		fmt.Fprintf(out, "> %s\n", strings.TrimSpace(line))
+		if s.format == FormatText {
+			fmt.Fprintf(out, "> %s\n", strings.TrimSpace(line))
+		}
 		if err := s.Exec(out, line); err != nil {
 			status = 1
 			if !opts.KeepGoing {

@@ -1,0 +1,465 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+)
+
+var clusterCommand = &Command{
+	Name:    "cluster",
+	Summary: "open, close, crash and restart the whole cluster",
+	Detail: `The session owns one cluster in a data directory: brokers, topics,
+replica logs on disk. cluster open replaces it; close, crash and restart
+show the difference between a graceful shutdown and a crash.`,
+	Chapter: 1,
+	Group:   "Cluster and time",
+	Sub: []*Command{
+		{
+			Name:    "open",
+			Args:    "[dir=PATH] [brokers=1,2,3] [key=value...]",
+			Summary: "close this cluster and open another, fresh or from a directory",
+			Detail: `Without dir=, a fresh cluster in a new temporary directory (every lab
+starts with one), with the clock at 0. With dir=, that directory is
+opened with recovery and the recovery report is printed. Any cluster
+config may be set by its Kafka name: cluster open brokers=1,2
+min.insync.replicas=2. Unnamed knobs take the spec's defaults.
+
+` + configNamesDetail(),
+			Keys: append([]Param{{Name: "dir"}, {Name: "brokers"}}, configKeyParams()...),
+			Run:  runClusterOpen,
+		},
+		{
+			Name:    "close",
+			Summary: "shut down gracefully: flush producers and logs, write clean-shutdown markers",
+			Detail: `Producers flush their buffered records, pending acks=all waiters that
+nothing can complete any more fail (REQUEST_TIMED_OUT), every log is
+fsynced and gets a clean-shutdown marker. cluster restart reopens it.`,
+			Chapter: 2,
+			Run:     runClusterClose,
+		},
+		{
+			Name:    "crash",
+			Summary: "crash the process: buffered producer records and pending acks are lost, no clean-shutdown marker",
+			Detail: `A process crash: producers lose what they buffered, pending handles are
+cancelled, and no log gets a clean-shutdown marker, so the next open
+rescans the active segments. Bytes already written to the OS survive.`,
+			Chapter: 2,
+			Run:     runClusterCrash,
+		},
+		{
+			Name:    "restart",
+			Summary: "reopen the same data directory and print the recovery report",
+			Detail: `Closes the cluster gracefully if it is still running, then opens its
+data directory again: each replica log runs recovery (trusting a
+clean-shutdown marker, or rescanning and repairing a torn tail), and the
+report says what it did. The clock keeps its time.`,
+			Chapter: 2,
+			Run:     runClusterRestart,
+		},
+	},
+}
+
+var configCommand = &Command{
+	Name:    "config",
+	Summary: "show or change the cluster configuration (Kafka's names)",
+	Chapter: 1,
+	Group:   "Cluster and time",
+	Default: "show",
+	Sub: []*Command{
+		{
+			Name:    "show",
+			Summary: "every knob with its value and default (config alone does the same)",
+			Run:     runConfigShow,
+		},
+		{
+			Name:    "set",
+			Args:    "key=value...",
+			Summary: "change knobs; those read only at open say that they need a restart",
+			Detail: `min.insync.replicas, replica.lag.max.offsets, replica.lag.time.max.ms,
+replica.fetch.max.bytes and session.timeout.ms apply at once.
+segment.bytes and index.interval.bytes are read when logs are opened:
+they apply after cluster restart. Every value is checked before any is
+changed.
+
+` + configNamesDetail(),
+			Keys: configKeyParams(),
+			Run:  runConfigSet,
+		},
+	},
+}
+
+var clockCommand = &Command{
+	Name:    "clock",
+	Summary: "show the manual clock",
+	Detail: `Time moves only when you move it. clock prints the manual clock in
+milliseconds; clock advance moves it and runs what became due.`,
+	Chapter: 6,
+	Group:   "Cluster and time",
+	Run:     runClock,
+	Sub: []*Command{
+		{
+			Name:       "advance",
+			Args:       "DURATION",
+			Summary:    "move the clock, then run what is due: linger flushes, ISR lag, session expiry",
+			Positional: []Param{{Name: "DURATION", Values: choices("100ms", "1s", "10s", "1m")}},
+			Detail: `DURATION is 500ms, 10s, 2m or a bare number of milliseconds. After the
+clock moves, the cluster runs what is due, in a fixed order: every
+producer's linger.ms flushes, then the ISR check of every partition
+(a follower that has not fetched for replica.lag.time.max.ms leaves
+the ISR), then consumer session expiry. Each effect is printed.`,
+			Run: runClockAdvance,
+		},
+	},
+}
+
+// clusterOpened is the result of cluster open and cluster restart.
+type clusterOpened struct {
+	Action   string            `json:"action"`
+	Brokers  []int32           `json:"brokers"`
+	Dir      *string           `json:"data_dir"` // null for a temporary directory
+	Replicas []replicaRecovery `json:"recovered"`
+}
+
+type replicaRecovery struct {
+	Topic          string                 `json:"topic"`
+	Partition      int32                  `json:"partition"`
+	Broker         int32                  `json:"broker"`
+	CleanShutdown  bool                   `json:"clean_shutdown"`
+	Segments       int                    `json:"segments"`
+	Scanned        int                    `json:"scanned"`
+	IndexesRebuilt int                    `json:"indexes_rebuilt"`
+	Truncation     map[string]interface{} `json:"truncation"`
+	line           string
+}
+
+func newClusterOpened(s *Session, action string, report engine.OpenReport) clusterOpened {
+	r := clusterOpened{Action: action, Brokers: s.cfg.BrokerIDs, Replicas: []replicaRecovery{}}
+	if s.temp == "" {
+		d := s.cfg.DataDir
+		r.Dir = &d
+	}
+	for _, rr := range report.Replicas {
+		rep := rr.Report
+		x := replicaRecovery{Topic: rr.TP.Topic, Partition: rr.TP.Partition, Broker: rr.Broker,
+			CleanShutdown: rep.CleanShutdown, Segments: rep.Segments, Scanned: rep.Scanned, IndexesRebuilt: rep.IndexesRebuilt}
+		// A truncation is reported by the engine's recovery_truncated event.
+		x.line = fmt.Sprintf("%s broker %d: %s", rr.TP, rr.Broker, recoveryLine(rep.CleanShutdown, rep.Segments, rep.Scanned, rep.IndexesRebuilt))
+		if rep.MarkerIgnored != "" {
+			x.line += " (marker ignored: " + rep.MarkerIgnored + ")"
+		}
+		if t := rep.Truncation; t != nil {
+			x.Truncation = map[string]interface{}{
+				"segment": t.Segment, "position": t.Position, "bytes_dropped": t.BytesDropped,
+				"batches_kept": t.BatchesKept, "reason": t.Reason,
+			}
+		}
+		r.Replicas = append(r.Replicas, x)
+	}
+	return r
+}
+
+// recoveryLine says how one log was opened.
+func recoveryLine(clean bool, segments, scanned, rebuilt int) string {
+	var b strings.Builder
+	if clean {
+		b.WriteString("clean-shutdown marker trusted")
+	} else {
+		b.WriteString("no clean-shutdown marker")
+	}
+	fmt.Fprintf(&b, ", %s, %d scanned", plural(segments, "segment", "segments"), scanned)
+	if rebuilt > 0 {
+		fmt.Fprintf(&b, ", %s rebuilt", plural(rebuilt, "index", "indexes"))
+	}
+	return b.String()
+}
+
+func (r clusterOpened) writeText(w io.Writer, _ *style) error {
+	if len(r.Replicas) == 0 {
+		if r.Action == "restart" {
+			fmt.Fprintln(w, "cluster restarted: no replica logs to recover")
+		}
+		return nil // a fresh cluster: "ok"
+	}
+	clean, truncated := 0, 0
+	for _, x := range r.Replicas {
+		if x.CleanShutdown {
+			clean++
+		}
+		if x.Truncation != nil {
+			truncated++
+		}
+	}
+	verb := "cluster opened"
+	if r.Action == "restart" {
+		verb = "cluster restarted"
+	}
+	fmt.Fprintf(w, "%s: %s recovered (%d after a clean shutdown, %d without, %d truncated)\n",
+		verb, plural(len(r.Replicas), "replica log", "replica logs"), clean, len(r.Replicas)-clean, truncated)
+	for _, x := range r.Replicas {
+		fmt.Fprintf(w, "  %s\n", x.line)
+	}
+	return nil
+}
+
+func runClusterOpen(s *Session, w io.Writer, a *Args) error {
+	cfg := engine.DefaultConfig("")
+	cfg.BrokerIDs = []int32{1, 2, 3}
+	if ids := a.BrokerList("brokers"); ids != nil {
+		cfg.BrokerIDs = ids
+	}
+	dir := a.String("dir", "")
+	if a.Has("dir") && dir == "" {
+		a.fail("dir= needs a path")
+	}
+	var settings []Word
+	for _, p := range a.Pairs() {
+		if p.Key != "dir" && p.Key != "brokers" {
+			settings = append(settings, p)
+		}
+	}
+	if err := a.Err(); err != nil {
+		return err
+	}
+	for _, p := range settings {
+		if err := cfg.Set(p.Key, p.Value); err != nil {
+			return err
+		}
+	}
+	cfg.DataDir = "validate"
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	reopen := dir != "" && sameDir(dir, s.cfg.DataDir)
+	if reopen {
+		// Reopening the directory in use: close it first.
+		if err := s.closeForReopen(); err != nil {
+			return err
+		}
+	}
+	o, err := openCluster(cfg, dir, 0)
+	if err != nil {
+		return err
+	}
+	oldCluster, oldTemp := s.cluster, s.temp
+	if reopen {
+		o.temp, oldTemp = s.temp, "" // the same directory: keep it (and remove it at the end if temporary)
+	}
+	s.adopt(o)
+	if err := shut(oldCluster, oldTemp); err != nil {
+		fmt.Fprintf(w, "note: closing the previous cluster: %v\n", err)
+	}
+	return s.emit(w, newClusterOpened(s, "open", s.opened))
+}
+
+// closeForReopen closes the running cluster so that its directory can be
+// opened again, keeping the directory (even a temporary one) in place.
+func (s *Session) closeForReopen() error {
+	if st := s.cluster.State(); st == engine.Running || st == engine.FailedState {
+		return s.cluster.Close()
+	}
+	return nil
+}
+
+func sameDir(a, b string) bool {
+	return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+}
+
+type lifecycleResult struct {
+	State   string `json:"state"`
+	Message string `json:"-"`
+}
+
+func (r lifecycleResult) writeText(w io.Writer, _ *style) error {
+	_, err := fmt.Fprintln(w, r.Message)
+	return err
+}
+
+func runClusterClose(s *Session, w io.Writer, a *Args) error {
+	if err := s.requireRunning(); err != nil {
+		return err
+	}
+	if err := s.cluster.Close(); err != nil {
+		return err
+	}
+	return s.emit(w, lifecycleResult{State: s.cluster.State().String(),
+		Message: "cluster closed: logs flushed, clean-shutdown markers written (cluster restart reopens it)"})
+}
+
+func runClusterCrash(s *Session, w io.Writer, a *Args) error {
+	if err := s.requireRunning(); err != nil {
+		return err
+	}
+	if err := s.cluster.Crash(); err != nil {
+		return err
+	}
+	return s.emit(w, lifecycleResult{State: s.cluster.State().String(),
+		Message: "cluster crashed: no clean-shutdown markers; buffered producer records are gone (cluster restart recovers)"})
+}
+
+// requireRunning refuses lifecycle commands on a cluster that is not running.
+func (s *Session) requireRunning() error {
+	if st := s.cluster.State(); st != engine.Running && st != engine.FailedState {
+		return kerr.State("cluster is %s", st)
+	}
+	return nil
+}
+
+func runClusterRestart(s *Session, w io.Writer, a *Args) error {
+	cfg := s.cluster.Config()
+	if err := s.closeForReopen(); err != nil {
+		return err
+	}
+	c, report, err := engine.Open(cfg, s.clock)
+	if err != nil {
+		return err
+	}
+	s.cluster, s.cfg, s.opened = c, cfg, report
+	return s.emit(w, newClusterOpened(s, "restart", report))
+}
+
+// configView is the result of config show.
+type configView struct {
+	Brokers  []int32      `json:"brokers"`
+	Settings []configItem `json:"settings"`
+}
+
+type configItem struct {
+	Name        string `json:"name"`
+	Value       string `json:"value"`
+	Default     string `json:"default"`
+	NeedsReopen bool   `json:"needs_restart"`
+}
+
+func (v configView) writeText(w io.Writer, _ *style) error {
+	fmt.Fprintf(w, "brokers=%s\n", joinIDs(v.Brokers, ","))
+	var rows [][]string
+	for _, it := range v.Settings {
+		applies := "now"
+		if it.NeedsReopen {
+			applies = "at restart"
+		}
+		rows = append(rows, []string{it.Name, it.Value, it.Default, applies})
+	}
+	return renderTable(w, []string{"NAME", "VALUE", "DEFAULT", "A CHANGE APPLIES"}, rows)
+}
+
+func runConfigShow(s *Session, w io.Writer, a *Args) error {
+	cfg := s.cluster.Config()
+	v := configView{Brokers: cfg.BrokerIDs}
+	for _, k := range engine.ConfigKeys() {
+		val, err := cfg.Get(k.Name)
+		if err != nil {
+			return err
+		}
+		v.Settings = append(v.Settings, configItem{Name: k.Name, Value: val, Default: k.Default, NeedsReopen: k.NeedsReopen})
+	}
+	return s.emit(w, v)
+}
+
+// configChanged is the result of config set.
+type configChanged struct {
+	Changed []configItem `json:"changed"`
+}
+
+func (c configChanged) writeText(w io.Writer, _ *style) error {
+	for _, it := range c.Changed {
+		note := ""
+		if it.NeedsReopen {
+			note = " (applies at the next cluster restart)"
+		}
+		fmt.Fprintf(w, "%s=%s%s\n", it.Name, it.Value, note)
+	}
+	return nil
+}
+
+func runConfigSet(s *Session, w io.Writer, a *Args) error {
+	pairs := a.Pairs()
+	if len(pairs) == 0 {
+		return a.usage("name at least one key=value")
+	}
+	trial := s.cluster.Config()
+	for _, p := range pairs {
+		if err := trial.Set(p.Key, p.Value); err != nil {
+			return err
+		}
+	}
+	if err := trial.Validate(); err != nil {
+		return err
+	}
+	var res configChanged
+	for _, p := range pairs {
+		reopen, err := s.cluster.SetConfig(p.Key, p.Value)
+		if err != nil {
+			return err
+		}
+		val, _ := s.cluster.Config().Get(p.Key)
+		res.Changed = append(res.Changed, configItem{Name: p.Key, Value: val, Default: configDefault(p.Key), NeedsReopen: reopen})
+	}
+	s.cfg = s.cluster.Config()
+	return s.emit(w, res)
+}
+
+// clockResult is the result of clock and clock advance.
+type clockResult struct {
+	FromMs *int64 `json:"from_ms,omitempty"`
+	NowMs  int64  `json:"now_ms"`
+}
+
+func (c clockResult) writeText(w io.Writer, _ *style) error {
+	if c.FromMs != nil {
+		_, err := fmt.Fprintf(w, "clock: %d ms -> %d ms\n", *c.FromMs, c.NowMs)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "clock: %d ms\n", c.NowMs)
+	return err
+}
+
+func runClock(s *Session, w io.Writer, a *Args) error {
+	return s.emit(w, clockResult{NowMs: s.nowMs()})
+}
+
+func runClockAdvance(s *Session, w io.Writer, a *Args) error {
+	ms := a.PosDuration(0, "DURATION")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	from := s.nowMs()
+	if err := s.cluster.Advance(ms); err != nil {
+		return err
+	}
+	return s.emit(w, clockResult{FromMs: &from, NowMs: s.nowMs()})
+}
+
+// joinIDs renders broker ids with a separator.
+func joinIDs(ids []int32, sep string) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprint(id)
+	}
+	return strings.Join(parts, sep)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// containsID reports whether ids holds id.
+func containsID(ids []int32, id int32) bool { return slices.Contains(ids, id) }
+
+// configDefault is a knob's default value.
+func configDefault(name string) string {
+	for _, k := range engine.ConfigKeys() {
+		if k.Name == name {
+			return k.Default
+		}
+	}
+	return ""
+}

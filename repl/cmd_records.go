@@ -1,0 +1,301 @@
+package repl
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/record"
+)
+
+var produceCommand = &Command{
+	Name:    "produce",
+	Args:    "TOPIC [key=K] [value=V | tombstone] [partition=N] [acks=0|1|all]",
+	Summary: "send one record as its own batch and print where it went",
+	Detail: `Appends one record to the partition's leader, as a producer with
+batch.size=1 would, and prints TOPIC-P@OFFSET. Without partition=, a keyed
+record goes to crc32(key) mod partitions and a keyless one to the topic's
+sticky partition. acks defaults to 1.
+
+  acks=0    the leader appends, but the producer is never told the offset
+  acks=1    acknowledged once the leader has it (followers may not)
+  acks=all  pending until every ISR member has it; replicate resolves it
+
+A missing key= is a null key; key="" is the empty key. value= is required
+unless the record is a tombstone (a null value).`,
+	Chapter:    1,
+	Group:      "Topics and records",
+	Positional: []Param{{Name: "TOPIC", Values: liveTopics}},
+	Keys: []Param{
+		{Name: "key"}, {Name: "value"},
+		{Name: "partition", Values: choices("0", "1", "2")},
+		{Name: "acks", Values: choices("0", "1", "all")},
+	},
+	Flags: []Param{{Name: "tombstone"}},
+	Run:   runProduce,
+}
+
+var fetchCommand = &Command{
+	Name:    "fetch",
+	Args:    "TP [offset=N] [max=N] [isolation=read_uncommitted|read_committed]",
+	Summary: "read the visible records of a partition (up to the HW, or the LSO)",
+	Detail: `Reads from the partition's leader starting at offset (default: the log
+start), at most max records (default 100). Consumers never see beyond the
+high watermark, whatever the isolation; read_committed also stops at the
+last stable offset and hides aborted transactions and markers. Records
+print in the produce syntax: orders-1@0 key=alice value=created.`,
+	Chapter:    1,
+	Group:      "Topics and records",
+	Positional: []Param{{Name: "TP", Values: livePartitions}},
+	Keys: []Param{
+		{Name: "offset"}, {Name: "max"},
+		{Name: "isolation", Values: choices("read_uncommitted", "read_committed")},
+	},
+	Run: runFetch,
+}
+
+// produced is the result of produce.
+type produced struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Offset    *int64  `json:"offset"`
+	Acks      string  `json:"acks"`
+	Pending   bool    `json:"pending"`
+	AckID     int64   `json:"ack_id"`
+	Waiting   []int32 `json:"waiting_for,omitempty"`
+	// LeaderOffset is where the leader stored the record, known to the
+	// cluster even when the producer is not told (acks=0, or still pending).
+	LeaderOffset int64 `json:"leader_offset"`
+}
+
+func (p produced) writeText(w io.Writer, _ *style) error {
+	at := fmt.Sprintf("%s-%d@%d", p.Topic, p.Partition, p.LeaderOffset)
+	var note string
+	switch {
+	case p.Acks == "0":
+		at = fmt.Sprintf("%s-%d@?", p.Topic, p.Partition)
+		note = fmt.Sprintf("acks=0: the producer is not told the offset; the leader stored it at %d", p.LeaderOffset)
+	case p.Pending:
+		note = fmt.Sprintf("acks=all: pending as ack #%d until broker%s %s reach%s LEO %d",
+			p.AckID, pluralS(len(p.Waiting)), joinIDs(p.Waiting, ","), singularS(len(p.Waiting)), p.LeaderOffset+1)
+	default:
+		note = "acks=" + p.Acks
+	}
+	_, err := fmt.Fprintf(w, "%s (%s)\n", at, note)
+	return err
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func singularS(n int) string {
+	if n == 1 {
+		return "es"
+	}
+	return ""
+}
+
+// produceRecord reads key=, value= and tombstone into a record.
+func produceRecord(a *Args) record.Record {
+	r := record.Record{Key: a.Bytes("key"), TimestampMs: -1}
+	switch {
+	case a.Flag("tombstone") && a.Has("value"):
+		a.fail("value= and tombstone exclude each other (a tombstone has a null value)")
+	case a.Flag("tombstone"):
+	case a.Has("value"):
+		r.Value = a.Bytes("value")
+	default:
+		a.fail("give value=V, or tombstone for a null value")
+	}
+	return r
+}
+
+func runProduce(s *Session, w io.Writer, a *Args) error {
+	topicName := a.Pos(0)
+	r := produceRecord(a)
+	part := int32(a.Int("partition", int64(engine.AnyPartition), 0, math.MaxInt32))
+	acks := parseAcks(a, "acks", "1")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	ack, err := s.cluster.Produce(topicName, part, r, acks)
+	if err != nil {
+		return err
+	}
+	res := produced{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Acks: a.String("acks", "1"), AckID: ack.ID()}
+	if res.Acks == "-1" {
+		res.Acks = "all"
+	}
+	v := ack.Value()
+	res.LeaderOffset = v.BaseOffset
+	if acks == engine.Acks0 {
+		if st, err := s.cluster.PartitionState(ack.TP); err == nil {
+			res.LeaderOffset = st.LEO - 1
+		}
+	}
+	switch ack.State() {
+	case engine.Pending:
+		res.Pending = true
+		if st, err := s.cluster.PartitionState(ack.TP); err == nil {
+			for _, r := range st.Replicas {
+				if containsID(ack.Captured, r.Broker) && r.LEO < ack.Target {
+					res.Waiting = append(res.Waiting, r.Broker)
+				}
+			}
+		}
+	case engine.Done:
+		if v.OffsetsKnown {
+			off := v.BaseOffset
+			res.Offset = &off
+		}
+	default:
+		return ack.Err()
+	}
+	return s.emit(w, res)
+}
+
+// parseAcks reads an acks value: 0, 1, all or -1.
+func parseAcks(a *Args, key, def string) engine.AckMode {
+	v := a.Choice(key, def, "0", "1", "all", "-1")
+	m, err := engine.ParseAcks(v)
+	if err != nil {
+		a.fail("%s: %v", key, err)
+	}
+	return m
+}
+
+// fetched is the result of fetch.
+type fetched struct {
+	Topic      string       `json:"topic"`
+	Partition  int32        `json:"partition"`
+	Isolation  string       `json:"isolation"`
+	Records    []jsonRecord `json:"records"`
+	NextOffset int64        `json:"next_offset"`
+	HW         int64        `json:"high_watermark"`
+	LSO        int64        `json:"last_stable_offset"`
+	LEO        int64        `json:"log_end_offset"`
+	lines      []string
+}
+
+// jsonRecord is a record in JSON: bytes as base64, null as null.
+type jsonRecord struct {
+	Offset      int64        `json:"offset"`
+	KeyB64      *string      `json:"key_b64"`
+	ValueB64    *string      `json:"value_b64"`
+	TimestampMs int64        `json:"timestamp_ms"`
+	Headers     []jsonHeader `json:"headers"`
+}
+
+type jsonHeader struct {
+	Key      string  `json:"key"`
+	ValueB64 *string `json:"value_b64"`
+}
+
+func b64(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	s := plainJSON(b).(string)
+	return &s
+}
+
+func newJSONRecord(offset int64, r record.Record) jsonRecord {
+	jr := jsonRecord{Offset: offset, KeyB64: b64(r.Key), ValueB64: b64(r.Value), TimestampMs: r.TimestampMs, Headers: []jsonHeader{}}
+	for _, h := range r.Headers {
+		jr.Headers = append(jr.Headers, jsonHeader{Key: h.Key, ValueB64: b64(h.Value)})
+	}
+	return jr
+}
+
+func (f fetched) writeText(w io.Writer, _ *style) error {
+	for _, l := range f.lines {
+		fmt.Fprintln(w, l)
+	}
+	end, bound := f.HW, "HW"
+	if f.Isolation == "read_committed" {
+		end, bound = f.LSO, "LSO"
+	}
+	summary := fmt.Sprintf("(%s; next offset %d; %s %d", plural(len(f.Records), "record", "records"), f.NextOffset, bound, end)
+	if f.LEO > end {
+		summary += fmt.Sprintf("; offsets %d..%d are above the %s, not visible yet", end, f.LEO-1, bound)
+	}
+	_, err := fmt.Fprintln(w, summary+")")
+	return err
+}
+
+// recordLine renders a record in the produce syntax, so that it can be
+// pasted back: orders-1@0 key=alice value=created.
+func recordLine(tp string, offset int64, r record.Record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s@%d", tp, offset)
+	if r.Key != nil {
+		b.WriteString(" key=" + showBytes(r.Key))
+	}
+	if r.Value == nil {
+		b.WriteString(" tombstone")
+	} else {
+		b.WriteString(" value=" + showBytes(r.Value))
+	}
+	for _, h := range r.Headers {
+		if h.Value == nil {
+			fmt.Fprintf(&b, " header:%s=null", h.Key)
+		} else {
+			fmt.Fprintf(&b, " header:%s=%s", h.Key, showBytes(h.Value))
+		}
+	}
+	return b.String()
+}
+
+// showBytes renders bytes as a value word: printable UTF-8 text as is
+// (quoted when needed), anything else as hex:.
+func showBytes(b []byte) string {
+	if utf8.Valid(b) && !strings.ContainsFunc(string(b), func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) {
+		if q := Quote(string(b)); !strings.HasPrefix(q, "hex:") && !strings.HasPrefix(q, "b64:") {
+			return q
+		}
+		return forceQuote(string(b))
+	}
+	return "hex:" + hex.EncodeToString(b)
+}
+
+func runFetch(s *Session, w io.Writer, a *Args) error {
+	tp := a.TP(0)
+	iso := a.Choice("isolation", "read_uncommitted", "read_uncommitted", "read_committed")
+	max := a.Int("max", 100, 0, math.MaxInt32)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	st, err := s.cluster.PartitionState(tp)
+	if err != nil {
+		return err
+	}
+	offset := a.Int("offset", st.LogStart, math.MinInt64, math.MaxInt64)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	level, err := engine.ParseIsolation(iso)
+	if err != nil {
+		return err
+	}
+	recs, err := s.cluster.Fetch(tp, offset, int(max), level)
+	if err != nil {
+		return err
+	}
+	res := fetched{Topic: tp.Topic, Partition: tp.Partition, Isolation: iso, Records: []jsonRecord{},
+		NextOffset: offset, HW: st.HW, LSO: st.LSO, LEO: st.LEO}
+	for _, r := range recs {
+		res.Records = append(res.Records, newJSONRecord(r.Offset, r.Record))
+		res.lines = append(res.lines, recordLine(tp.String(), r.Offset, r.Record))
+		res.NextOffset = r.Offset + 1
+	}
+	return s.emit(w, res)
+}

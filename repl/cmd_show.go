@@ -1,0 +1,166 @@
+package repl
+
+import (
+	"errors"
+	"io"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+var showCommand = &Command{
+	Name:    "show",
+	Args:    "TP [keys]",
+	Summary: "the picture: every replica's log as cells, with the HW, LSO, log start and each LEO",
+	Detail: `One row per replica (b1* is the leader), one column per offset, each
+cell showing the record's value (with keys, its key). Cells framed by |
+are below the high watermark: committed, visible to consumers. Cells
+framed by : are the tail above the HW: not yet on every ISR member. Under
+the rows, ^HW marks where the committed prefix ends (and ^LSO, ^log-start
+when they differ). Markers: ∅ a tombstone, · an offset compaction
+removed, COMMIT/ABORT a transaction marker. Each row ends with its LEO and
+notes (not in ISR, crashed, diverged). A long log is elided in the
+middle with …, never wrapped.`,
+	Chapter:    5,
+	Group:      "Views and checks",
+	Positional: []Param{{Name: "TP", Values: livePartitions}},
+	Flags:      []Param{{Name: "keys"}},
+	Run:        runShow,
+}
+
+func runShow(s *Session, w io.Writer, a *Args) error {
+	tp := a.TP(0)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	st, err := s.cluster.PartitionState(tp)
+	if err != nil {
+		return err
+	}
+	p := &picture{TP: tp.String(), Topic: tp.Topic, Part: tp.Partition, Leader: st.Leader, Online: st.Online,
+		Epoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR}
+	first, end := int64(-1), st.HW
+	for _, r := range st.Replicas {
+		if !r.Up {
+			continue
+		}
+		if first < 0 || r.LogStart < first {
+			first = r.LogStart
+		}
+		end = max(end, r.LEO)
+	}
+	if first < 0 {
+		first = st.LogStart
+	}
+	p.First, p.End = first, end
+	cols := pictureColumns(first, end, append(p.marks(), st.LEO))
+	for _, r := range st.Replicas {
+		row := pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
+			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}}
+		if r.Up {
+			l, err := s.cluster.ReplicaLog(tp, r.Broker)
+			if err != nil {
+				return err
+			}
+			cells, err := readCells(l, cols, a.Flag("keys"))
+			if err != nil {
+				return err
+			}
+			row.Cells = cells
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	return s.emit(w, p)
+}
+
+var errStopScan = errors.New("stop")
+
+// readCells reads the cells of the visible columns from a replica's log,
+// one scan per run of consecutive columns.
+func readCells(l *storage.Log, cols []int64, keys bool) ([]cell, error) {
+	var out []cell
+	for i := 0; i < len(cols); {
+		if cols[i] < 0 {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(cols) && cols[j+1] == cols[j]+1 {
+			j++
+		}
+		from, to := cols[i], cols[j]+1
+		err := l.Batches(from, func(rb storage.RawBatch) error {
+			if rb.Meta.BaseOffset >= to {
+				return errStopScan
+			}
+			if rb.Meta.IsControl() {
+				kind := cellCommit
+				if rb.Meta.Control == record.Abort {
+					kind = cellAbort
+				}
+				if rb.Meta.BaseOffset >= from {
+					out = append(out, cell{Offset: rb.Meta.BaseOffset, Kind: kind})
+				}
+				return nil
+			}
+			b, err := record.Decode(rb.Frame)
+			if err != nil {
+				return err
+			}
+			for k, rec := range b.Records {
+				off := b.BaseOffset + int64(b.OffsetDeltas[k])
+				if off < from || off >= to {
+					continue
+				}
+				c := cell{Offset: off, Kind: cellData, Text: preview(rec.Value)}
+				if keys {
+					c.Text = preview(rec.Key)
+				}
+				if rec.Value == nil {
+					c.Kind = cellTombstone
+				}
+				out = append(out, c)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopScan) {
+			return nil, err
+		}
+		i = j + 1
+	}
+	return out, nil
+}
+
+// preview is a short, printable form of a value for a cell.
+func preview(b []byte) string {
+	if b == nil {
+		return "null"
+	}
+	if len(b) == 0 {
+		return `""`
+	}
+	if utf8.Valid(b) {
+		ok := true
+		for _, r := range string(b) {
+			if !unicode.IsPrint(r) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return string(b)
+		}
+	}
+	return "0x" + hexPrefix(b)
+}
+
+func hexPrefix(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 8)
+	for _, c := range b[:min(len(b), 4)] {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}

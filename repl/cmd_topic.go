@@ -1,0 +1,307 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine"
+)
+
+var topicCommand = &Command{
+	Name:    "topic",
+	Summary: "create, list and describe topics",
+	Chapter: 1,
+	Group:   "Topics and records",
+	Sub: []*Command{
+		{
+			Name:    "create",
+			Args:    "NAME [partitions=N] [rf=N]",
+			Summary: "create a topic; replicas are placed round-robin over the brokers",
+			Detail: `partitions defaults to 1 and rf (the replication factor) to 1, as in
+Kafka. Partition p gets the replicas B[(p+r) mod n] for r in 0..rf-1,
+B being the brokers in configuration order; the first replica leads.
+A name is 1 to 249 characters of [A-Za-z0-9._-].`,
+			Positional: []Param{{Name: "NAME"}},
+			Keys:       []Param{{Name: "partitions", Values: choices("1", "2", "3", "4")}, {Name: "rf", Values: choices("1", "2", "3")}},
+			Run:        runTopicCreate,
+		},
+		{
+			Name:    "list",
+			Summary: "the topic names, one per line (kafka-topics --list)",
+			Run:     runTopicList,
+		},
+		{
+			Name:    "describe",
+			Args:    "[NAME]",
+			Summary: "kafka-topics --describe: leader, replicas and ISR of every partition",
+			Detail: `Prints Kafka's lines, tab-separated:
+Topic: orders	PartitionCount: 2	ReplicationFactor: 2	Configs:
+	Topic: orders	Partition: 0	Leader: 1	Replicas: 1,2	Isr: 1,2
+Leader is none while the leader's broker is crashed. MiniKafka has no
+per-topic configs, so Configs is empty. Without NAME, every topic.`,
+			Positional: []Param{{Name: "NAME", Optional: true, Values: liveTopics}},
+			Run:        runTopicDescribe,
+		},
+	},
+}
+
+var brokerCommand = &Command{
+	Name:    "broker",
+	Summary: "per-broker failure: list, crash and restart brokers",
+	Detail: `A broker crash is a machine failure: the broker's replicas stop
+fetching and serving, partitions it led go offline until a promotion or
+its restart, and its logs lose the bytes appended since their last flush
+(the page cache dies with the machine) unless keep-unflushed is given.`,
+	Chapter: 6,
+	Group:   "Replication and failure",
+	Sub: []*Command{
+		{
+			Name:    "list",
+			Summary: "every broker: up or crashed, what it leads, what it follows, unflushed bytes",
+			Run:     runBrokerList,
+		},
+		{
+			Name:       "crash",
+			Args:       "ID [keep-unflushed]",
+			Summary:    "crash one broker; its unflushed bytes are lost unless keep-unflushed",
+			Positional: []Param{{Name: "ID", Values: liveBrokers}},
+			Flags:      []Param{{Name: "keep-unflushed"}},
+			Detail: `The broker stops. Partitions it led answer LEADER_NOT_AVAILABLE until
+promote TP ID picks an in-sync replica or the broker restarts. A crashed
+follower stays in the ISR until replica.lag.time.max.ms passes without a
+fetch (clock advance), which is how Kafka notices.`,
+			Run: runBrokerCrash,
+		},
+		{
+			Name:       "restart",
+			Args:       "ID",
+			Summary:    "restart a crashed broker: recover its logs from disk, report truncation, let it catch up",
+			Positional: []Param{{Name: "ID", Values: liveBrokers}},
+			Detail: `Each of the broker's logs is reopened with real recovery: without a
+clean-shutdown marker the active segment is rescanned and a torn tail
+cut off. A follower above the HW truncates to it; it catches up at the
+next replicate. A partition it led comes back in a new leader epoch.`,
+			Run: runBrokerRestart,
+		},
+	},
+}
+
+// topicCreated is the result of topic create.
+type topicCreated struct {
+	Topic      string      `json:"topic"`
+	Partitions []partition `json:"partitions"`
+}
+
+type partition struct {
+	Partition   int32   `json:"partition"`
+	Leader      int32   `json:"leader"`
+	LeaderEpoch int32   `json:"leader_epoch"`
+	Replicas    []int32 `json:"replicas"`
+}
+
+func (t topicCreated) writeText(w io.Writer, _ *style) error {
+	_, err := fmt.Fprintf(w, "Created topic %s.\n", t.Topic)
+	return err
+}
+
+func runTopicCreate(s *Session, w io.Writer, a *Args) error {
+	name := a.Pos(0)
+	parts := a.Int("partitions", 1, 1, math.MaxInt32)
+	rf := a.Int("rf", 1, 1, math.MaxInt32)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	md, err := s.cluster.CreateTopic(name, int(parts), int(rf))
+	if err != nil {
+		return err
+	}
+	res := topicCreated{Topic: md.Name}
+	for _, p := range md.Partitions {
+		res.Partitions = append(res.Partitions, partition{Partition: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: p.Replicas})
+	}
+	return s.emit(w, res)
+}
+
+type topicNames struct {
+	Topics []string `json:"topics"`
+}
+
+func (t topicNames) writeText(w io.Writer, _ *style) error {
+	if len(t.Topics) == 0 {
+		fmt.Fprintln(w, "(no topics)")
+	}
+	for _, n := range t.Topics {
+		fmt.Fprintln(w, n)
+	}
+	return nil
+}
+
+func runTopicList(s *Session, w io.Writer, a *Args) error {
+	res := topicNames{Topics: []string{}}
+	ts, err := s.cluster.Topics()
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		res.Topics = append(res.Topics, t.Name)
+	}
+	return s.emit(w, res)
+}
+
+// topicDescription is the result of topic describe.
+type topicDescription struct {
+	Topics []describedTopic `json:"topics"`
+}
+
+type describedTopic struct {
+	Topic             string               `json:"topic"`
+	PartitionCount    int                  `json:"partition_count"`
+	ReplicationFactor int                  `json:"replication_factor"`
+	Partitions        []describedPartition `json:"partitions"`
+}
+
+type describedPartition struct {
+	Partition   int32   `json:"partition"`
+	Leader      *int32  `json:"leader"` // null while offline
+	LeaderEpoch int32   `json:"leader_epoch"`
+	Replicas    []int32 `json:"replicas"`
+	ISR         []int32 `json:"isr"`
+}
+
+// writeText prints kafka-topics --describe lines. Kafka ends the topic line
+// with "Configs: " and nothing after it; the trailing space is dropped here.
+func (d topicDescription) writeText(w io.Writer, _ *style) error {
+	for _, t := range d.Topics {
+		fmt.Fprintf(w, "Topic: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs:\n", t.Topic, t.PartitionCount, t.ReplicationFactor)
+		for _, p := range t.Partitions {
+			leader := "none"
+			if p.Leader != nil {
+				leader = fmt.Sprint(*p.Leader)
+			}
+			fmt.Fprintf(w, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s\n",
+				t.Topic, p.Partition, leader, joinIDs(p.Replicas, ","), joinIDs(p.ISR, ","))
+		}
+	}
+	return nil
+}
+
+func runTopicDescribe(s *Session, w io.Writer, a *Args) error {
+	var topics []engine.TopicMetadata
+	if name := a.Pos(0); name != "" {
+		t, err := s.cluster.Topic(name)
+		if err != nil {
+			return err
+		}
+		topics = append(topics, t)
+	} else {
+		ts, err := s.cluster.Topics()
+		if err != nil {
+			return err
+		}
+		topics = ts
+	}
+	res := topicDescription{Topics: []describedTopic{}}
+	for _, t := range topics {
+		dt := describedTopic{Topic: t.Name, PartitionCount: len(t.Partitions)}
+		for _, p := range t.Partitions {
+			dt.ReplicationFactor = max(dt.ReplicationFactor, len(p.Replicas))
+			st, err := s.cluster.PartitionState(p.TP())
+			if err != nil {
+				return err
+			}
+			dp := describedPartition{Partition: p.Partition, LeaderEpoch: st.LeaderEpoch, Replicas: p.Replicas, ISR: st.ISR}
+			if st.Online {
+				l := st.Leader
+				dp.Leader = &l
+			}
+			dt.Partitions = append(dt.Partitions, dp)
+		}
+		res.Topics = append(res.Topics, dt)
+	}
+	return s.emit(w, res)
+}
+
+// brokerList is the result of broker list.
+type brokerList struct {
+	Brokers []brokerInfo `json:"brokers"`
+}
+
+type brokerInfo struct {
+	Broker         int32    `json:"broker"`
+	Up             bool     `json:"up"`
+	LeaderOf       []string `json:"leader_of"`
+	ReplicaOf      []string `json:"replica_of"`
+	UnflushedBytes int64    `json:"unflushed_bytes"`
+}
+
+func (b brokerList) writeText(w io.Writer, _ *style) error {
+	var rows [][]string
+	for _, x := range b.Brokers {
+		state := "up"
+		if !x.Up {
+			state = "crashed"
+		}
+		rows = append(rows, []string{fmt.Sprint(x.Broker), state, strings.Join(x.LeaderOf, ","), strings.Join(x.ReplicaOf, ","), fmt.Sprint(x.UnflushedBytes)})
+	}
+	return renderTable(w, []string{"BROKER", "STATE", "LEADER-OF", "REPLICA-OF", "UNFLUSHED-BYTES"}, rows)
+}
+
+func runBrokerList(s *Session, w io.Writer, a *Args) error {
+	bs, err := s.cluster.Brokers()
+	if err != nil {
+		return err
+	}
+	res := brokerList{Brokers: []brokerInfo{}}
+	for _, b := range bs {
+		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes})
+	}
+	return s.emit(w, res)
+}
+
+func tpNames(tps []engine.TopicPartition) []string {
+	out := []string{}
+	for _, tp := range tps {
+		out = append(out, tp.String())
+	}
+	return out
+}
+
+func runBrokerCrash(s *Session, w io.Writer, a *Args) error {
+	id := a.PosBroker(0)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	return s.cluster.CrashBroker(id, a.Flag("keep-unflushed"))
+}
+
+// brokerRestarted is the result of broker restart: what recovery did to
+// each of the broker's logs.
+type brokerRestarted struct {
+	Broker   int32             `json:"broker"`
+	Replicas []replicaRecovery `json:"recovered"`
+}
+
+func (b brokerRestarted) writeText(w io.Writer, _ *style) error {
+	for _, x := range b.Replicas {
+		fmt.Fprintln(w, x.line)
+	}
+	return nil
+}
+
+func runBrokerRestart(s *Session, w io.Writer, a *Args) error {
+	id := a.PosBroker(0)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	rep, err := s.cluster.RestartBroker(id)
+	if err != nil {
+		return err
+	}
+	var report engine.OpenReport
+	for _, r := range rep.Replicas {
+		report.Replicas = append(report.Replicas, engine.ReplicaRecovery{TP: r.TP, Broker: id, Report: r.Recovery})
+	}
+	return s.emit(w, brokerRestarted{Broker: id, Replicas: newClusterOpened(s, "restart", report).Replicas})
+}
