@@ -26,6 +26,10 @@ func (c *Coach) command() string {
 	return c.Command
 }
 
+// StdinName is the attempt name Check uses for an attempt read from
+// standard input (positions read "stdin:LINE").
+const StdinName = "stdin"
+
 // Check judges the attempt in attemptName (its text is attempt) and prints
 // the verdict: the learner's failed commands, ✓/✗ per check with the
 // check's output under a failed one, and on failure the next hint. It
@@ -80,7 +84,11 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 		writeHint(c.Out, hint)
 	}
 	c.Progress.Set(entry)
-	fmt.Fprintf(c.Out, "Edit %s and run `%s check %s %s` again.\n", attemptName, c.command(), exerciseRef(e), attemptName)
+	if attemptName == StdinName {
+		fmt.Fprintf(c.Out, "Change your commands and check again.\n")
+	} else {
+		fmt.Fprintf(c.Out, "Edit %s and run `%s check %s %s` again.\n", attemptName, c.command(), exerciseRef(e), attemptName)
+	}
 	return false, c.Progress.Save()
 }
 

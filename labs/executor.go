@@ -2,6 +2,7 @@ package labs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -30,19 +31,53 @@ type Validator interface {
 	Validate(line string) error
 }
 
-// execLine runs one line and captures its output. A panic inside the
-// executor is turned into a fatal error: the run cannot continue with a
-// session in an unknown state.
-func execLine(x Executor, line string) (out string, err error, fatal error) {
+// Fatal marks an error returned by Exec after which the session cannot be
+// trusted: a command panicked (a bug). The runner stops there: the lab did
+// not run to the end (so it is not rewritten), the chapter or exercise
+// fails. An executor adapter wraps such errors with Fatal.
+func Fatal(err error) error { return &markedError{err: err, fatal: true} }
+
+// Invalid marks an error returned by Exec for a line that is not in the
+// command language: an unknown command, a malformed check. The runner treats
+// it like a failed validation found at run time: it reports FILE:LINE and
+// stops, instead of comparing the error as output or writing it into a lab
+// with --rewrite. Executors that implement Validator catch these earlier.
+func Invalid(err error) error { return &markedError{err: err} }
+
+type markedError struct {
+	err   error
+	fatal bool
+}
+
+func (e *markedError) Error() string { return e.err.Error() }
+func (e *markedError) Unwrap() error { return e.err }
+
+// isInvalid reports whether err was marked with Invalid.
+func isInvalid(err error) bool {
+	var m *markedError
+	return errors.As(err, &m) && !m.fatal
+}
+
+// execLine runs one line and captures its output. stop is set when the run
+// cannot go on with this line: the executor panicked, or returned an error
+// marked with Fatal or Invalid.
+func execLine(x Executor, line string) (out string, err error, stop error) {
 	var buf bytes.Buffer
 	defer func() {
 		if r := recover(); r != nil {
 			out = buf.String()
 			err = nil
-			fatal = fmt.Errorf("the executor panicked on %q: %v", line, r)
+			stop = fmt.Errorf("the executor panicked on %q: %v", line, r)
 		}
 	}()
 	err = x.Exec(&buf, line)
+	var m *markedError
+	if errors.As(err, &m) {
+		if m.fatal {
+			return buf.String(), err, fmt.Errorf("the session broke on %q: %w", line, err)
+		}
+		return buf.String(), err, err
+	}
 	return buf.String(), err, nil
 }
 

@@ -15,6 +15,7 @@ type fakeFactory struct {
 	opened, closed int
 	ran            []string
 	noValidate     bool // executors without Validate
+	markInvalid    bool // unknown commands return Invalid errors (the run-time fallback)
 	global         int  // state shared across sessions: makes `random` nondeterministic
 }
 
@@ -39,7 +40,7 @@ var quantities = map[string]bool{"x": true, "y": true, "n": true, "hw": true}
 
 var arity = map[string][2]int{ // verb → min, max arguments
 	"set": {2, 2}, "get": {1, 1}, "incr": {1, 1}, "echo": {0, 99}, "lines": {0, 99},
-	"para": {0, 0}, "fail": {0, 0}, "panic": {0, 0}, "random": {0, 0}, "port": {0, 0},
+	"para": {0, 0}, "fail": {0, 0}, "panic": {0, 0}, "broken": {0, 0}, "random": {0, 0}, "port": {0, 0},
 	"check": {3, 3}, "nothing": {0, 0}, "help": {0, 1}, "cluster": {1, 9},
 }
 
@@ -72,7 +73,11 @@ func (x *fake) Exec(w io.Writer, line string) error {
 		return errFake
 	}
 	if err := x.Validate(line); err != nil {
-		return fail("%v", err)
+		failed := fail("%v", err)
+		if x.f.markInvalid {
+			return Invalid(err)
+		}
+		return failed
 	}
 	switch f[0] {
 	case "set":
@@ -100,6 +105,9 @@ func (x *fake) Exec(w io.Writer, line string) error {
 		return fail("on purpose")
 	case "panic":
 		panic("fake panic")
+	case "broken":
+		fmt.Fprintln(w, "internal error: broken on purpose")
+		return Fatal(errors.New("internal error: broken on purpose"))
 	case "random":
 		x.f.global++
 		fmt.Fprintf(w, "draw %d\n", x.f.global)

@@ -177,11 +177,11 @@ func (s *stepper) finish() {
 	fmt.Fprintln(s.out, "Keep experimenting, or: back, reset, quit.")
 }
 
-// own runs a command of the learner's.
+// own runs a command of the learner's. A typo is just output here.
 func (s *stepper) own(line string) error {
-	out, _, fatal := execLine(s.x, line)
-	if fatal != nil {
-		return fatal
+	out, execErr, stop := execLine(s.x, line)
+	if stop != nil && !isInvalid(execErr) {
+		return stop
 	}
 	io.WriteString(s.out, out)
 	if out != "" && !strings.HasSuffix(out, "\n") {
