@@ -54,6 +54,9 @@ type Subcommand struct {
 func subcommands() []*Subcommand {
 	return []*Subcommand{
 		replCommand,
+		labCommand,
+		exerciseCommand,
+		readCommand,
 		versionCommand,
 	}
 }

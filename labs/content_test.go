@@ -1,0 +1,21 @@
+package labs_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/minikafka-lab/minikafka/labs"
+	"github.com/minikafka-lab/minikafka/repl/cli"
+)
+
+// TestContent runs the real teaching material of the repository (the
+// labs/NN-slug/ directories and chapters/ at the root) on REPL sessions:
+// every lab twice with identical transcripts, every exercise's reference
+// solution and empty attempt, every chapter's transcripts.
+func TestContent(t *testing.T) {
+	fsys := os.DirFS("..")
+	newExec := cli.SessionExecutor(fsys)
+	t.Run("labs", func(t *testing.T) { labs.RunAll(t, fsys, newExec) })
+	t.Run("exercises", func(t *testing.T) { labs.VerifyExercises(t, fsys, newExec) })
+	t.Run("chapters", func(t *testing.T) { labs.CheckChapters(t, fsys, newExec) })
+}

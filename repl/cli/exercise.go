@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/minikafka-lab/minikafka/labs"
+)
+
+var exerciseCommand = &Subcommand{
+	Name:     "exercise",
+	Synopsis: "exercise list | show ID | check ID FILE | hint ID  [--dir DIR]",
+	Summary:  "checked exercises: read the goal, check your attempt, get hints",
+	Run:      runExercise,
+}
+
+const exerciseUsage = `usage:
+  minikafka exercise list [--dir DIR]         your progress, chapter by chapter
+  minikafka exercise show ID [--dir DIR]      the goal and the setup
+  minikafka exercise check ID FILE [--dir DIR]
+                                              run the setup, your commands from FILE
+                                              (- for stdin), then the checks
+  minikafka exercise hint ID [--dir DIR]      the next hint
+ID is 05-01 (chapter 05, exercise 01) or the exercise's slug. Progress is kept in
+$XDG_STATE_HOME/minikafka/progress (or ~/.local/state/minikafka/progress).
+`
+
+func runExercise(env *Env, args []string) int {
+	a, err := parseMaterialArgs(args)
+	if err != nil || a.help || len(a.pos) == 0 {
+		return usageError(env, "exercise", exerciseUsage, err, a)
+	}
+	verb, rest := a.pos[0], a.pos[1:]
+	want := map[string]int{"list": 0, "show": 1, "hint": 1, "check": 2}
+	n, known := want[verb]
+	if !known {
+		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("unknown exercise command %q", verb), nil)
+	}
+	if len(rest) != n {
+		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("%s takes %d argument(s)", verb, n), nil)
+	}
+	cat, ok := loadCatalog(env, "exercise", a.dir)
+	if !ok {
+		return 1
+	}
+	progressPath, err := labs.ProgressPath(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+		return 1
+	}
+	progress, err := labs.LoadProgress(progressPath)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+		return 1
+	}
+	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: "minikafka exercise"}
+	if a.dir != "" {
+		coach.Command += " --dir " + a.dir
+	}
+	if verb == "list" {
+		coach.List(cat)
+		if printProblems(env.Stderr, cat) {
+			return 1
+		}
+		return 0
+	}
+	e, err := cat.Exercise(rest[0])
+	if err != nil {
+		printProblems(env.Stderr, cat)
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+		return 1
+	}
+	switch verb {
+	case "show":
+		coach.Show(e)
+	case "hint":
+		if err := coach.Hint(e); err != nil {
+			fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+			return 1
+		}
+	case "check":
+		return exerciseCheck(env, coach, e, rest[1])
+	}
+	return 0
+}
+
+func exerciseCheck(env *Env, coach *labs.Coach, e *labs.Exercise, file string) int {
+	var attempt []byte
+	var err error
+	name := file
+	if file == "-" {
+		name = labs.StdinName
+		attempt, err = io.ReadAll(env.Stdin)
+	} else {
+		attempt, err = os.ReadFile(file)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+		return 1
+	}
+	passed, err := coach.Check(e, name, attempt, newExecutor(env))
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+		return 1
+	}
+	if !passed {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/minikafka-lab/minikafka/labs"
+)
+
+var labCommand = &Subcommand{
+	Name:     "lab",
+	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID  [--dir DIR]",
+	Summary:  "replay the scripted labs, check them, or step through one",
+	Run:      runLab,
+}
+
+const labUsage = `usage:
+  minikafka lab list [--dir DIR]                        the labs: ID, slug, chapter, steps, title
+  minikafka lab run ID... | --all [--rewrite] [--dir DIR]
+                                                        replay and compare; --rewrite regenerates
+                                                        the expected output in the files (needs --dir)
+  minikafka lab step ID [--dir DIR]                     step through a lab: Enter runs the next step;
+                                                        type your own commands, back, reset, quit
+ID is 05-01 (chapter 05, lab 01) or the lab's slug. --dir reads labs from DIR/labs/
+(or DIR itself) instead of the built-in ones.
+`
+
+func runLab(env *Env, args []string) int {
+	a, err := parseMaterialArgs(args, "all", "rewrite")
+	if err != nil || a.help || len(a.pos) == 0 {
+		return usageError(env, "lab", labUsage, err, a)
+	}
+	verb, ids := a.pos[0], a.pos[1:]
+	if (a.all || a.rewrite) && verb != "run" {
+		return usageError(env, "lab", labUsage, fmt.Errorf("--all and --rewrite go with run"), nil)
+	}
+	switch verb {
+	case "list":
+		if len(ids) > 0 {
+			return usageError(env, "lab", labUsage, fmt.Errorf("list takes no ID"), nil)
+		}
+		cat, ok := loadCatalog(env, "lab", a.dir)
+		if !ok {
+			return 1
+		}
+		labs.ListLabs(env.Stdout, cat)
+		if printProblems(env.Stderr, cat) {
+			return 1
+		}
+		return 0
+	case "run":
+		return labRun(env, a, ids)
+	case "step":
+		if len(ids) != 1 {
+			return usageError(env, "lab", labUsage, fmt.Errorf("step takes one lab ID"), nil)
+		}
+		cat, ok := loadCatalog(env, "lab", a.dir)
+		if !ok {
+			return 1
+		}
+		l, err := cat.Lab(ids[0])
+		if err != nil {
+			printProblems(env.Stderr, cat)
+			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+			return 1
+		}
+		if err := labs.Step(l, newExecutor(env), env.Stdin, env.Stdout, labs.StepOptions{Echo: !env.StdinIsTerminal}); err != nil {
+			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+			return 1
+		}
+		return 0
+	default:
+		return usageError(env, "lab", labUsage, fmt.Errorf("unknown lab command %q", verb), nil)
+	}
+}
+
+func labRun(env *Env, a *materialArgs, ids []string) int {
+	if a.all == (len(ids) > 0) {
+		return usageError(env, "lab", labUsage, fmt.Errorf("run takes lab IDs or --all"), nil)
+	}
+	if a.rewrite && a.dir == "" {
+		fmt.Fprintln(env.Stderr, "minikafka lab: --rewrite writes the lab files, so it needs --dir DIR (the built-in labs are read-only); in a checkout: minikafka lab run --all --rewrite --dir .")
+		return 2
+	}
+	cat, ok := loadCatalog(env, "lab", a.dir)
+	if !ok {
+		return 1
+	}
+	status := 0
+	if printProblems(env.Stderr, cat) {
+		status = 1
+	}
+	list := cat.Labs
+	if !a.all {
+		list = nil
+		for _, id := range ids {
+			l, err := cat.Lab(id)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+				return 1
+			}
+			list = append(list, l)
+		}
+	}
+	opt := labs.RunOptions{Rewrite: a.rewrite, Write: writeLab}
+	if labs.RunLabs(env.Stdout, list, newExecutor(env), opt) > 0 {
+		status = 1
+	}
+	return status
+}
+
+// writeLab replaces a lab file on disk (its Path is a path on disk when the
+// labs come from --dir).
+func writeLab(l *labs.Lab, src []byte) error {
+	path := filepath.FromSlash(l.Path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, src, st.Mode().Perm())
+}
+
+// usageError prints a problem (if any) and the usage; help asked for is not
+// an error.
+func usageError(env *Env, name, usage string, err error, a *materialArgs) int {
+	if err == nil && a != nil && a.help {
+		fmt.Fprint(env.Stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka %s: %v\n", name, err)
+	}
+	fmt.Fprint(env.Stderr, usage)
+	return 2
+}

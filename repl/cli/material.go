@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/labs"
+	"github.com/minikafka-lab/minikafka/repl"
+)
+
+// materialArgs are the arguments of lab, exercise and read: positional
+// words and the flags --dir DIR, --all and --rewrite, in any order.
+type materialArgs struct {
+	pos     []string
+	dir     string
+	all     bool
+	rewrite bool
+	help    bool
+}
+
+// parseMaterialArgs reads args; allowed names the boolean flags the
+// subcommand accepts besides --dir.
+func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) {
+	a := &materialArgs{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		switch {
+		case arg == "-" || !strings.HasPrefix(arg, "-"):
+			a.pos = append(a.pos, arg)
+		case arg == "--":
+			a.pos = append(a.pos, args[i+1:]...)
+			return a, nil
+		case name == "h" || name == "help":
+			a.help = true
+		case name == "dir":
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, errors.New("--dir needs a directory")
+				}
+				i++
+				value = args[i]
+			}
+			a.dir = value
+		case hasValue || !contains(allowed, name):
+			return nil, fmt.Errorf("unknown flag %s", arg)
+		case name == "all":
+			a.all = true
+		case name == "rewrite":
+			a.rewrite = true
+		}
+	}
+	return a, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// material opens the teaching material: the embedded content, or the
+// directory given with --dir. root is what file names are shown relative to
+// (the directory itself, so that names are paths on disk).
+func material(env *Env, dir string) (fs.FS, string, error) {
+	if dir == "" {
+		if env.Content == nil {
+			return nil, "", errors.New("no teaching material is built in; use --dir DIR")
+		}
+		return env.Content, "", nil
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.IsDir() {
+		return nil, "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return os.DirFS(dir), dir, nil
+}
+
+// loadCatalog loads the material and prints the files that did not parse.
+// ok is false when the catalog could not be loaded at all.
+func loadCatalog(env *Env, name, dir string) (*labs.Catalog, bool) {
+	fsys, root, err := material(env, dir)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka %s: %v\n", name, err)
+		return nil, false
+	}
+	cat, err := labs.Load(fsys, root)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka %s: %v\n", name, err)
+		return nil, false
+	}
+	return cat, true
+}
+
+func printProblems(w io.Writer, cat *labs.Catalog) bool {
+	for _, p := range cat.Problems {
+		fmt.Fprintln(w, p)
+	}
+	return len(cat.Problems) > 0
+}
+
+// newExecutor makes the executors of labs, exercises and chapters. Tests
+// replace it.
+var newExecutor = func(env *Env) labs.NewExecutor { return SessionExecutor(env.Content) }
+
+// SessionExecutor is the runner's executor for the real command language: a
+// fresh REPL session each time (text output, no colour, its own temporary
+// cluster) with content as its teaching material. A command that panics
+// is fatal to the run, and an unknown command or a malformed check is
+// reported as invalid (FILE:LINE) rather than compared as output. Content
+// tests use it:
+//
+//	labs.RunAll(t, content, cli.SessionExecutor(content))
+func SessionExecutor(content fs.FS) labs.NewExecutor {
+	return func() (labs.Executor, error) {
+		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content})
+		if err != nil {
+			return nil, err
+		}
+		return wrapSession(s), nil
+	}
+}
+
+// sessionExecutor adapts a REPL session to the runner: a recovered panic
+// is fatal to the run, and a line outside the command language (an unknown
+// command, a malformed check) is invalid rather than output to compare.
+type sessionExecutor struct{ s *repl.Session }
+
+func (x sessionExecutor) Exec(w io.Writer, line string) error {
+	err := x.s.Exec(w, line)
+	switch {
+	case err == nil:
+		return nil
+	case repl.IsInternal(err):
+		return labs.Fatal(err)
+	case outsideLanguage(line, err):
+		return labs.Invalid(err)
+	}
+	return err
+}
+
+func (x sessionExecutor) Close() error { return x.s.Close() }
+
+// validatingExecutor forwards Validate when the session has one, so that
+// the runner checks every command before the first one runs.
+type validatingExecutor struct {
+	sessionExecutor
+	v labs.Validator
+}
+
+func (x validatingExecutor) Validate(line string) error { return x.v.Validate(line) }
+
+func wrapSession(s *repl.Session) labs.Executor {
+	x := sessionExecutor{s}
+	if v, ok := any(s).(labs.Validator); ok {
+		return validatingExecutor{x, v}
+	}
+	return x
+}
+
+// outsideLanguage reports whether err says that line is not in the command
+// language: an unknown command (a usage error of no command) or a usage
+// error of `check` (an unknown quantity or a malformed expression), as
+// opposed to a command that ran and failed.
+func outsideLanguage(line string, err error) bool {
+	var ue *repl.UsageError
+	if !errors.As(err, &ue) {
+		return false
+	}
+	f := strings.Fields(line)
+	return ue.Command == "" || (len(f) > 0 && f[0] == "check")
+}

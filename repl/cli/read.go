@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"strconv"
+
+	"github.com/minikafka-lab/minikafka/repl/markdown"
+)
+
+var readCommand = &Subcommand{
+	Name:     "read",
+	Synopsis: "read [CHAPTER] [--dir DIR]",
+	Summary:  "read a chapter in the terminal (without CHAPTER: list them)",
+	Run:      runRead,
+}
+
+const readUsage = `usage:
+  minikafka read [--dir DIR]            list the chapters
+  minikafka read N [--dir DIR]          render chapter N (number or slug); on a terminal
+                                        it is paged with $PAGER (default: less -R)
+Colour only on a terminal, and never when NO_COLOR is set.
+`
+
+func runRead(env *Env, args []string) int {
+	a, err := parseMaterialArgs(args)
+	if err != nil || a.help || len(a.pos) > 1 {
+		if err == nil && !a.help {
+			err = errors.New("read takes at most one chapter")
+		}
+		return usageError(env, "read", readUsage, err, a)
+	}
+	cat, ok := loadCatalog(env, "read", a.dir)
+	if !ok {
+		return 1
+	}
+	if len(a.pos) == 0 {
+		if len(cat.Chapters) == 0 {
+			fmt.Fprintln(env.Stdout, "No chapters.")
+			return 0
+		}
+		fmt.Fprintln(env.Stdout, "Chapters (read one with `minikafka read N`):")
+		for _, ch := range cat.Chapters {
+			fmt.Fprintf(env.Stdout, "  %2d  %s\n", ch.Number, ch.Title)
+		}
+		return 0
+	}
+	ch, err := cat.Chapter(a.pos[0])
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
+		return 1
+	}
+	src, err := fs.ReadFile(cat.FS, ch.FSPath)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
+		return 1
+	}
+	var page bytes.Buffer
+	opt := markdown.Options{Color: env.StdoutIsTerminal && env.Getenv("NO_COLOR") == "", Width: readWidth(env)}
+	if err := markdown.Render(&page, src, opt); err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
+		return 1
+	}
+	if env.StdoutIsTerminal && pageOut(env, page.Bytes()) {
+		return 0
+	}
+	if _, err := env.Stdout.Write(page.Bytes()); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// readWidth is the wrapping width: $COLUMNS when it is a sensible number,
+// else 80 (never wider than 100, for reading comfort).
+func readWidth(env *Env) int {
+	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n >= 40 {
+		return min(n, 100)
+	}
+	return 80
+}
+
+// pageOut sends the page through $PAGER (run by the shell, as git does) or
+// `less -R`. It reports false when no pager could be started, so that the
+// caller prints the page itself.
+func pageOut(env *Env, page []byte) bool {
+	var cmd *exec.Cmd
+	if p := env.Getenv("PAGER"); p != "" {
+		cmd = exec.Command("sh", "-c", p)
+	} else {
+		cmd = exec.Command("less", "-R")
+	}
+	cmd.Stdin = bytes.NewReader(page)
+	cmd.Stdout = env.Stdout
+	cmd.Stderr = env.Stderr
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	cmd.Wait() // the learner quitting the pager early is not an error
+	return true
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadList(t *testing.T) {
+	r := run(t, &Env{}, "read", "--dir", content)
+	want := "Chapters (read one with `minikafka read N`):\n   1  Basics of counting\n   2  More\n"
+	if r.status != 0 || r.stdout != want {
+		t.Errorf("%+v", r)
+	}
+}
+
+// TestReadPlain: in a pipe the chapter is rendered without colour and
+// without a pager.
+func TestReadPlain(t *testing.T) {
+	r := run(t, &Env{}, "read", "1", "--dir", content)
+	if r.status != 0 || strings.Contains(r.stdout, "\x1b") {
+		t.Fatalf("%+v", r)
+	}
+	want := "Basics of counting\n==================\n\nSome prose with `code` and a transcript:\n\n    mk> set x 1\n    ok\n"
+	if !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("got:\n%s", r.stdout)
+	}
+	if r := run(t, &Env{}, "read", "9", "--dir", content); r.status != 1 || !strings.Contains(r.stderr, `no chapter "9"`) {
+		t.Errorf("missing chapter: %+v", r)
+	}
+	if r := run(t, &Env{}, "read", "1", "2"); r.status != 2 {
+		t.Errorf("two chapters: %+v", r)
+	}
+}
+
+// TestReadPager: on a terminal the page goes through $PAGER, in colour
+// unless NO_COLOR is set.
+func TestReadPager(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "paged")
+	for _, noColor := range []string{"", "1"} {
+		env := &Env{StdoutIsTerminal: true, Getenv: func(k string) string {
+			return map[string]string{"PAGER": "cat > " + out, "NO_COLOR": noColor}[k]
+		}}
+		r := run(t, env, "read", "basics", "--dir", content)
+		if r.status != 0 || r.stdout != "" {
+			t.Fatalf("%+v", r)
+		}
+		paged, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if colored := strings.Contains(string(paged), "\x1b["); colored != (noColor == "") {
+			t.Errorf("NO_COLOR=%q: colour = %v", noColor, colored)
+		}
+		if !strings.Contains(string(paged), "Basics of counting") {
+			t.Errorf("paged:\n%s", paged)
+		}
+	}
+}
