@@ -39,17 +39,19 @@ func TestEndToEnd(t *testing.T) {
 	labs.CheckChapters(t, fsys, newExec)
 }
 
-// TestSessionAdapter: through the real REPL, an unknown command and a check
-// on an unknown quantity are not output to compare but FILE:LINE problems
-// that stop the run.
+// TestSessionAdapter: through the real REPL, unknown commands and
+// subcommands are found before anything runs, and a check on an unknown
+// quantity when it runs; all are FILE:LINE problems that stop the run, not
+// output to compare.
 func TestSessionAdapter(t *testing.T) {
 	env := &Env{Content: fstest.MapFS{
-		"labs/01-a/01-typo.lab":  {Data: []byte("# title: Typo\n# chapter: 1\n\nfrobnicate\n----\nerror: whatever\n")},
+		"labs/01-a/01-typo.lab":  {Data: []byte("# title: Typo\n# chapter: 1\n\nfrobnicate\n----\nerror: whatever\n\nbroker crashh 2\n----\nok\n")},
 		"labs/01-a/02-check.lab": {Data: []byte("# title: Check\n# chapter: 1\n\ncluster open brokers=1\n----\nok\n\ntopic create events\n----\nCreated topic events.\n\ncheck events-0 bogus == 1\n----\nok\n")},
 	}}
 	r := run(t, env, "lab", "run", "--all")
 	for _, want := range []string{
-		"✗ 01-01 typo (1 step, stopped)\nlabs/01-a/01-typo.lab:4: INVALID_ARGUMENT: unknown command \"frobnicate\"",
+		"✗ 01-01 typo (2 steps, stopped)\nlabs/01-a/01-typo.lab:4: unknown command \"frobnicate\" (help lists every command)\n" +
+			"labs/01-a/01-typo.lab:8: broker: unknown subcommand \"crashh\": one of ",
 		"✗ 01-02 check (3 steps, stopped)\nlabs/01-a/02-check.lab:12: INVALID_ARGUMENT: unknown quantity \"bogus\"",
 	} {
 		if !strings.Contains(r.stdout, want) {

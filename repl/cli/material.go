@@ -151,22 +151,49 @@ func (x sessionExecutor) Exec(w io.Writer, line string) error {
 
 func (x sessionExecutor) Close() error { return x.s.Close() }
 
-// validatingExecutor forwards Validate when the session has one, so that
-// the runner checks every command before the first one runs.
-type validatingExecutor struct {
-	sessionExecutor
-	v labs.Validator
-}
-
-func (x validatingExecutor) Validate(line string) error { return x.v.Validate(line) }
-
-func wrapSession(s *repl.Session) labs.Executor {
-	x := sessionExecutor{s}
-	if v, ok := any(s).(labs.Validator); ok {
-		return validatingExecutor{x, v}
+// Validate lets the runner check every command of a lab, exercise or
+// chapter before the first one runs. When the session can validate a line
+// itself, it does; otherwise the adapter checks what the command table
+// tells about the line's shape: it splits, its verb exists, and a verb that
+// only has subcommands is followed by one of them. Everything else (a
+// `check` on an unknown quantity, bad arguments) is found when the line
+// runs.
+func (x sessionExecutor) Validate(line string) error {
+	if v, ok := any(x.s).(labs.Validator); ok {
+		return v.Validate(line)
 	}
-	return x
+	words, err := repl.Split(line)
+	if err != nil {
+		return err
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	verb := words[0]
+	c := x.s.Registry().Lookup(verb.Text)
+	if c == nil || verb.Quoted || verb.IsPair {
+		return fmt.Errorf("unknown command %q (help lists every command)", verb.Text)
+	}
+	if len(c.Sub) == 0 || c.Run != nil {
+		return nil
+	}
+	var names []string
+	for _, sub := range c.Sub {
+		if len(words) > 1 && !words[1].Quoted && !words[1].IsPair && sub.Name == words[1].Text {
+			return nil
+		}
+		names = append(names, sub.Name)
+	}
+	if len(words) == 1 && c.Default != "" {
+		return nil
+	}
+	if len(words) == 1 {
+		return fmt.Errorf("%s: missing subcommand: one of %s", c.Name, strings.Join(names, ", "))
+	}
+	return fmt.Errorf("%s: unknown subcommand %q: one of %s", c.Name, words[1].Text, strings.Join(names, ", "))
 }
+
+func wrapSession(s *repl.Session) labs.Executor { return sessionExecutor{s} }
 
 // outsideLanguage reports whether err says that line is not in the command
 // language: an unknown command (a usage error of no command) or a usage
