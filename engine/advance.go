@@ -11,12 +11,12 @@ type dueStep struct {
 }
 
 // dueSteps is the fixed order of the work Advance runs after moving the
-// clock. Consumer-group session expiry is the next step to add, after the
-// ISR refresh.
+// clock.
 func (c *Cluster) dueSteps() []dueStep {
 	return []dueStep{
 		{"producer linger flushes", c.runLingerFlushes},
 		{"ISR refresh", c.refreshAllISR},
+		{"consumer session expiry", c.expireGroupMembers},
 	}
 }
 
@@ -27,7 +27,10 @@ func (c *Cluster) dueSteps() []dueStep {
 //     partitions in topic-partition order);
 //  2. the ISR refresh of every partition in topic-partition order (a follower
 //     that has not fetched for longer than replica.lag.time.max.ms leaves
-//     the ISR; the HW advances and acks=all waiters resolve).
+//     the ISR; the HW advances and acks=all waiters resolve);
+//  3. consumer-group session expiry: members without a heartbeat for longer
+//     than session.timeout.ms leave their groups, which rebalance (groups in
+//     id order, one rebalance per group).
 //
 // Effects go to the event queue. A negative ms is an argument error; a
 // cluster whose clock is not manual cannot be advanced (state error).

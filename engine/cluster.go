@@ -74,6 +74,7 @@ type Cluster struct {
 	producerCount int
 	partitioner   *producer.Partitioner
 	txns          Transactions
+	coord         *coordination // consumer groups, offsets and transactions (groups.go)
 }
 
 // ReplicaRecovery is one replica's recovery at open or restart.
@@ -86,7 +87,8 @@ type ReplicaRecovery struct {
 // OpenReport lists what recovery did to every replica log, in topic,
 // partition and assignment order.
 type OpenReport struct {
-	Replicas []ReplicaRecovery
+	Replicas     []ReplicaRecovery
+	Coordination CoordinationReport // offsets, groups and the transaction journal (groups.go)
 }
 
 // Truncations returns the recoveries that repaired a torn tail.
@@ -191,6 +193,10 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		if rr.Report.Truncation != nil {
 			c.events.Emit(RecoveryTruncated{TP: rr.TP, Broker: rr.Broker, Truncation: *rr.Report.Truncation})
 		}
+	}
+	if err := c.openCoordination(&report); err != nil {
+		closeAll()
+		return nil, report, err
 	}
 	c.state = Running
 	return c, report, nil
@@ -309,6 +315,9 @@ func (c *Cluster) RunFlushCycle() error {
 	if err == nil {
 		err = c.flushLogs()
 	}
+	if err == nil {
+		err = c.flushCoordination()
+	}
 	if err != nil {
 		c.terminal = err
 		c.state = FailedState
@@ -366,7 +375,7 @@ func (c *Cluster) Close() error {
 		c.sets[tp].FailPending(kerr.New(kerr.RequestTimedOut,
 			"cluster closed before %s's ISR acknowledged the write; the batch stays in the leader log, unacknowledged", tp))
 	}
-	var errs []error
+	errs := []error{c.closeCoordination()}
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
 		for _, b := range rs.Assignment() {
@@ -402,7 +411,7 @@ func (c *Cluster) Crash() error {
 	for _, tp := range c.sortedTPs() {
 		c.sets[tp].CancelPending()
 	}
-	var errs []error
+	errs := []error{c.crashCoordination()}
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
 		for _, b := range rs.Assignment() {

@@ -467,5 +467,5 @@ func TestAdvanceMovesTheManualClock(t *testing.T) {
 	if err := f.c.Advance(25); err != nil || f.c.Now() != 25 {
 		t.Fatalf("now %d, %v", f.c.Now(), err)
 	}
-	wantStrings(t, "due order", f.c.DueOrder(), []string{"producer linger flushes", "ISR refresh"})
+	wantStrings(t, "due order", f.c.DueOrder(), []string{"producer linger flushes", "ISR refresh", "consumer session expiry"})
 }

@@ -1,0 +1,277 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/group"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/txn"
+)
+
+// coordination is the cluster's consumer-group and transaction side: the
+// offset store (offsets.json), the group coordinator (groups.json), the
+// transaction coordinator (transactions.journal), the transaction indexes
+// of the partition leaders, and the consumers this cluster created.
+type coordination struct {
+	offsets       *group.OffsetStore
+	groups        *group.Coordinator
+	txns          *txnLayer
+	consumers     []*Consumer
+	consumerCount int
+}
+
+// CoordinationReport is what opening the coordinators found and did: the
+// transaction journal's recovery (lines kept, bytes dropped) and what
+// transaction recovery did with unfinished transactions (decision 15).
+type CoordinationReport struct {
+	Journal      txn.JournalRecovery
+	Transactions txn.Recovery
+	// MarkerErrors lists recovery markers that could not be appended now
+	// (the transaction stays prepared; retry it with commit or abort).
+	MarkerErrors []string
+	// Groups is the number of consumer groups loaded (groups.json and
+	// offsets.json).
+	Groups int
+}
+
+// openCoordination loads offsets.json, groups.json and the transaction
+// journal, builds the leaders' transaction indexes and finishes what the
+// journal left unstable (markers are appended with acks=all; completion
+// follows their acknowledgement). It runs at the end of Open, once every
+// replica set exists.
+func (c *Cluster) openCoordination(report *OpenReport) error {
+	dir := c.cfg.DataDir
+	offsets, err := group.OpenOffsetStore(filepath.Join(dir, group.OffsetsFileName))
+	if err != nil {
+		return err
+	}
+	groups, err := group.OpenCoordinator(filepath.Join(dir, group.GroupsFileName), c.clock,
+		c.topicPartitionCounts, func() int64 { return c.cfg.SessionTimeoutMs }, offsets)
+	if err != nil {
+		return err
+	}
+	m, jrep, err := txn.Open(filepath.Join(dir, txn.JournalFileName), offsets)
+	if err != nil {
+		return err
+	}
+	layer := &txnLayer{c: c, m: m, indexes: map[TopicPartition]*leaderIndex{}}
+	c.coord = &coordination{offsets: offsets, groups: groups, txns: layer, consumerCount: highestMemberNumber(groups)}
+	c.txns = layer
+	report.Coordination.Journal = jrep
+	report.Coordination.Groups = len(groups.ListGroups())
+	rec, problems, err := layer.recover()
+	report.Coordination.Transactions = rec
+	report.Coordination.MarkerErrors = problems
+	if err != nil {
+		_ = m.Close()
+		c.coord, c.txns = nil, noTransactions{}
+		return err
+	}
+	return nil
+}
+
+// highestMemberNumber finds the largest n of a loaded member "member-n", so
+// that new consumers do not take the id of a member still in a group after a
+// crash (the spec numbers from 1 per cluster instance; with persisted
+// membership numbering continues after the members that are still there).
+func highestMemberNumber(g *group.Coordinator) int {
+	high := 0
+	for _, l := range g.ListGroups() {
+		d, err := g.Describe(l.GroupID)
+		if err != nil {
+			continue
+		}
+		for _, m := range d.Members {
+			var n int
+			if _, err := fmt.Sscanf(m.MemberID, "member-%d", &n); err == nil && fmt.Sprintf("member-%d", n) == m.MemberID && n > high {
+				high = n
+			}
+		}
+	}
+	return high
+}
+
+// topicPartitionCounts is the group coordinator's view of the topics.
+func (c *Cluster) topicPartitionCounts() map[string]int32 {
+	out := make(map[string]int32, len(c.topics))
+	for name, t := range c.topics {
+		out[name] = int32(len(t.Partitions))
+	}
+	return out
+}
+
+// closeCoordination is Close's step for groups and transactions: every open
+// consumer closes (subscribed ones leave their group), the offset store is
+// flushed (offsets.json is always written) and the journal is closed.
+func (c *Cluster) closeCoordination() error {
+	if c.coord == nil {
+		return nil
+	}
+	var errs []error
+	for _, con := range c.coord.consumers {
+		if !con.closed {
+			errs = append(errs, con.close(true))
+		}
+	}
+	errs = append(errs, c.coord.offsets.Flush(), c.coord.txns.m.Close())
+	return errors.Join(errs...)
+}
+
+// crashCoordination is Crash's step: consumers stop without leaving their
+// groups (a crash sends no LeaveGroup, decision 26: they stay members until
+// session.timeout.ms passes, even across a restart, since membership is in
+// groups.json); nothing is flushed, since offsets, groups and the journal
+// were written when they changed.
+func (c *Cluster) crashCoordination() error {
+	if c.coord == nil {
+		return nil
+	}
+	for _, con := range c.coord.consumers {
+		con.closed = true
+	}
+	return c.coord.txns.m.Close()
+}
+
+// flushCoordination is the flush cycle's step: the offset store is written.
+func (c *Cluster) flushCoordination() error {
+	if c.coord == nil {
+		return nil
+	}
+	return c.coord.offsets.Flush()
+}
+
+// expireGroupMembers is Advance's session-expiry step: members whose session
+// deadline has passed leave their groups, each group rebalancing once. A
+// groups file that cannot be written is a background failure: it becomes
+// the terminal error (nothing changed for that group).
+func (c *Cluster) expireGroupMembers() {
+	if c.coord == nil {
+		return
+	}
+	expired, err := c.coord.groups.ExpireMembers()
+	var byGroup []MembersExpired
+	for _, e := range expired {
+		if n := len(byGroup); n == 0 || byGroup[n-1].Group != e.Group {
+			byGroup = append(byGroup, MembersExpired{Group: e.Group})
+		}
+		byGroup[len(byGroup)-1].Members = append(byGroup[len(byGroup)-1].Members, e.Member)
+	}
+	for _, ev := range byGroup {
+		ev.Generation, _ = c.coord.groups.Generation(ev.Group)
+		c.events.Emit(ev)
+	}
+	if err != nil {
+		c.fail(err)
+	}
+}
+
+// GroupCoordinator returns the cluster's group coordinator (for inspection;
+// consumers are the way to join and commit).
+func (c *Cluster) GroupCoordinator() (*group.Coordinator, error) {
+	if err := c.checkCoordination(); err != nil {
+		return nil, err
+	}
+	return c.coord.groups, nil
+}
+
+// CommittedOffset returns a group's committed offset for a partition, and
+// false when there is none.
+func (c *Cluster) CommittedOffset(groupID string, tp TopicPartition) (int64, bool, error) {
+	if err := c.checkCoordination(); err != nil {
+		return 0, false, err
+	}
+	o, ok := c.coord.offsets.Get(groupID, tp)
+	return o, ok, nil
+}
+
+// ListGroups lists the consumer groups (`group list`): every group that ever
+// had a member, plus every group with committed offsets, sorted by id.
+func (c *Cluster) ListGroups() ([]group.GroupListing, error) {
+	if err := c.checkCoordination(); err != nil {
+		return nil, err
+	}
+	return c.coord.groups.ListGroups(), nil
+}
+
+// GroupPartition is one row of `group describe` in kafka-consumer-groups'
+// shape: GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID.
+type GroupPartition struct {
+	TP TopicPartition
+	// CurrentOffset is the committed offset; -1 when nothing is committed.
+	CurrentOffset int64
+	// LogEndOffset is the partition's high watermark (what a consumer can
+	// reach).
+	LogEndOffset int64
+	// Lag is LogEndOffset - CurrentOffset; -1 when nothing is committed.
+	Lag int64
+	// ConsumerID is the member that owns the partition now; "" for none.
+	ConsumerID string
+}
+
+// GroupDescription is `group describe G`.
+type GroupDescription struct {
+	GroupID    string
+	State      group.State // State.KafkaName() is what Kafka prints
+	Generation int32
+	Members    []group.MemberDescription
+	Partitions []GroupPartition
+}
+
+// DescribeGroup describes a group (UNKNOWN_MEMBER "unknown group G" when the
+// group has neither members' history nor committed offsets).
+func (c *Cluster) DescribeGroup(groupID string) (GroupDescription, error) {
+	if err := c.checkCoordination(); err != nil {
+		return GroupDescription{}, err
+	}
+	d, err := c.coord.groups.Describe(groupID)
+	if err != nil {
+		return GroupDescription{}, err
+	}
+	out := GroupDescription{GroupID: d.GroupID, State: d.State, Generation: d.Generation, Members: d.Members}
+	for _, p := range d.Partitions {
+		row := GroupPartition{TP: p.Partition, CurrentOffset: -1, LogEndOffset: -1, Lag: -1, ConsumerID: p.MemberID}
+		if rs := c.sets[p.Partition]; rs != nil {
+			row.LogEndOffset = rs.HighWatermark()
+		}
+		if p.HasCommitted {
+			row.CurrentOffset = p.Committed
+			if row.LogEndOffset >= 0 {
+				row.Lag = max(0, row.LogEndOffset-p.Committed)
+			}
+		}
+		out.Partitions = append(out.Partitions, row)
+	}
+	return out, nil
+}
+
+// MembersExpired: members' sessions ran out (Advance); their group
+// rebalanced once, into Generation.
+type MembersExpired struct {
+	Group      string
+	Members    []string
+	Generation int32
+}
+
+// Kind returns "members_expired".
+func (MembersExpired) Kind() string { return "members_expired" }
+
+// String describes the event on one line.
+func (e MembersExpired) String() string {
+	return fmt.Sprintf("group %s: session expired for %s (no heartbeat within session.timeout.ms); rebalanced to generation %d",
+		e.Group, strings.Join(e.Members, ", "), e.Generation)
+}
+
+// checkCoordination returns the guard error, or a state error when the
+// cluster has no coordinators (an Open that failed half-way).
+func (c *Cluster) checkCoordination() error {
+	if err := c.guard(); err != nil {
+		return err
+	}
+	if c.coord == nil {
+		return kerr.State("consumer groups and transactions are not open")
+	}
+	return nil
+}

@@ -1,0 +1,513 @@
+package engine
+
+import (
+	"fmt"
+	"hash/crc32"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/group"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/txn"
+)
+
+// txnLayer is the cluster's transaction layer: the coordinator (txn.Manager)
+// and one transaction index per partition, describing the partition's
+// current leader log. It implements Transactions for the read path.
+//
+// The index follows the leader's log lazily: before each use it is fed the
+// batches appended since (leader appends, and what a follower copied before
+// it became leader, are all in the leader's log); when the leader's log is
+// another one than the index describes (a promotion, a restart: a new broker,
+// epoch or log) or shorter than what was indexed (a truncation), it is
+// rebuilt from the new leader's log. So appends cost nothing extra and a
+// leader change costs one scan of batch headers.
+type txnLayer struct {
+	c       *Cluster
+	m       *txn.Manager
+	indexes map[TopicPartition]*leaderIndex
+}
+
+type leaderIndex struct {
+	idx    *txn.Index
+	log    *storage.Log
+	leader int32
+	epoch  int32
+}
+
+// index returns tp's transaction index, brought up to date with the leader's
+// log. While the leader is down it returns what it last knew (nil if
+// nothing); a log that cannot be read leaves the index unsynced and the
+// error is returned.
+func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
+	rs := l.c.sets[tp]
+	if rs == nil {
+		return nil, kerr.New(kerr.UnknownPartition, "%s", tp)
+	}
+	li := l.indexes[tp]
+	lg, err := rs.LeaderLog()
+	if err != nil {
+		if li == nil {
+			return nil, err
+		}
+		return li.idx, nil
+	}
+	if li == nil || li.log != lg || li.leader != rs.Leader() || li.epoch != rs.LeaderEpoch() || lg.LEO() < li.idx.NextOffset() {
+		fresh := &leaderIndex{idx: txn.NewIndex(), log: lg, leader: rs.Leader(), epoch: rs.LeaderEpoch()}
+		if err := lg.Batches(lg.LogStartOffset(), func(b storage.RawBatch) error { return fresh.idx.Add(b.Meta) }); err != nil {
+			return nil, err
+		}
+		l.indexes[tp] = fresh
+		return fresh.idx, nil
+	}
+	if lg.LEO() > li.idx.NextOffset() {
+		if err := lg.Batches(li.idx.NextOffset(), func(b storage.RawBatch) error { return li.idx.Add(b.Meta) }); err != nil {
+			return li.idx, err
+		}
+	}
+	return li.idx, nil
+}
+
+// LastStableOffset is min(HW, the first offset of every unstable
+// transaction on tp, in the coordinator's view and in the leader index's
+// view) — decision 18. If the leader's log cannot be read, nothing beyond
+// what is indexed is stable.
+func (l *txnLayer) LastStableOffset(tp TopicPartition, hw int64) int64 {
+	idx, err := l.index(tp)
+	lso := l.m.LastStableOffset(tp, hw, idx)
+	if err != nil && idx != nil {
+		lso = min(lso, idx.NextOffset())
+	}
+	return lso
+}
+
+// HideCommitted hides a transactional data batch unless its transaction's
+// marker in this partition is COMMIT (decision 14).
+func (l *txnLayer) HideCommitted(tp TopicPartition, m record.Meta) bool {
+	if !m.Transactional {
+		return false
+	}
+	idx, _ := l.index(tp)
+	return idx == nil || !idx.Visible(m)
+}
+
+// BeginTransaction starts transaction id (§12.3): a new ONGOING instance,
+// journaled. An unstable transaction with the same id is the state error
+// "transaction {id} is active".
+func (c *Cluster) BeginTransaction(id string) error {
+	if err := c.checkCoordination(); err != nil {
+		return err
+	}
+	return c.coord.txns.m.Begin(id)
+}
+
+// TransactionSend appends one record to a topic inside transaction id
+// (§12.3) and returns its acknowledgement. The partition is the explicit one,
+// or crc32(key) mod n, or 0 for a null key (no sticky partitioning). The
+// batch carries the transactional id and no producer id, and is appended
+// with acks=all: NOT_ENOUGH_REPLICAS before the append, and the Ack may stay
+// pending until the ISR has it. As soon as the leader has the batch, the
+// partition joins the transaction (journaled), so that it gets a marker even
+// if the acknowledgement later fails. The transaction must be ONGOING. Any
+// error but one means nothing was appended: if the journal cannot record the
+// partition (STORAGE_ERROR), the batch is in the log with its Ack, and
+// recovery at the next open aborts it.
+func (c *Cluster) TransactionSend(id, topicName string, partition int32, r record.Record) (*Ack, error) {
+	if err := c.checkCoordination(); err != nil {
+		return nil, err
+	}
+	e, ok := c.coord.txns.m.Get(id)
+	if !ok {
+		return nil, kerr.State("transaction %s has not begun", id)
+	}
+	if e.State != txn.Ongoing {
+		return nil, kerr.State("transaction %s is %s", id, e.State)
+	}
+	count, err := c.partitionCount(topicName)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case partition == AnyPartition && r.Key == nil:
+		partition = 0
+	case partition == AnyPartition:
+		partition = int32(crc32.ChecksumIEEE(r.Key) % uint32(count))
+	case partition < 0 || partition >= count:
+		return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, partition)
+	}
+	if r.TimestampMs < 0 {
+		r.TimestampMs = c.clock.NowMs()
+	}
+	b := record.NewBatch([]record.Record{r})
+	b.Transactional, b.TransactionalID = true, id
+	tp := TopicPartition{Topic: topicName, Partition: partition}
+	ack, err := c.sets[tp].Append(b, AcksAll, "txn "+id)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.coord.txns.m.RecordSend(id, tp, ack.Target-1); err != nil {
+		return ack, err
+	}
+	return ack, nil
+}
+
+// TransactionSendOffsets stages consumer offsets for group inside
+// transaction id (send_offsets): they are committed to the offset store
+// together with the transaction's output, at commit, or dropped at abort.
+// Every partition must exist; the transaction must be ONGOING (decision 16).
+func (c *Cluster) TransactionSendOffsets(id, groupID string, offsets map[TopicPartition]int64) error {
+	if err := c.checkCoordination(); err != nil {
+		return err
+	}
+	for tp := range offsets {
+		if _, err := c.replicaSet(tp); err != nil {
+			return err
+		}
+	}
+	return c.coord.txns.m.SendOffsets(id, groupID, group.Offsets(offsets))
+}
+
+// TransactionResult is what a completed commit or abort did.
+type TransactionResult struct {
+	ID    string
+	State txn.State // COMPLETE_COMMIT or COMPLETE_ABORT
+	// Markers are the partitions that got a marker in this attempt.
+	Markers []TopicPartition
+}
+
+// TxnCompletion is the pending completion of a commit or an abort: it
+// settles once every marker is acknowledged by its ISR (done), when a marker
+// fails (failed: the transaction stays PREPARE_* and the same outcome may be
+// retried, decision 16), or when the cluster crashes (cancelled).
+type TxnCompletion struct {
+	replication.Promise[TransactionResult]
+	ID      string
+	Outcome record.ControlType
+	// Acks are the markers' acknowledgements, in partition order.
+	Acks []*Ack
+}
+
+// CommitTransaction commits transaction id (§12.3, two-phase): it journals
+// PREPARE_COMMIT, appends a COMMIT marker with acks=all to every partition
+// the transaction wrote (in partition order) whose leader's log does not
+// already hold a replicated marker for it, and returns the pending
+// completion. When every marker is acknowledged the staged offsets are
+// committed atomically and COMPLETE_COMMIT is journaled. A state error (not
+// ONGOING or PREPARE_COMMIT) changes nothing; a marker that cannot be
+// appended fails the completion at once and leaves the transaction in
+// PREPARE_COMMIT, to be retried.
+func (c *Cluster) CommitTransaction(id string) (*TxnCompletion, error) {
+	return c.endTransaction(id, record.Commit)
+}
+
+// AbortTransaction is CommitTransaction with ABORT markers; completion drops
+// the staged offsets and journals COMPLETE_ABORT.
+func (c *Cluster) AbortTransaction(id string) (*TxnCompletion, error) {
+	return c.endTransaction(id, record.Abort)
+}
+
+func (c *Cluster) endTransaction(id string, outcome record.ControlType) (*TxnCompletion, error) {
+	if err := c.checkCoordination(); err != nil {
+		return nil, err
+	}
+	m := c.coord.txns.m
+	var parts []TopicPartition
+	var err error
+	if outcome == record.Commit {
+		parts, err = m.PrepareCommit(id)
+	} else {
+		parts, err = m.PrepareAbort(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.writeMarkers(id, outcome, c.coord.txns.needMarkers(id, parts)), nil
+}
+
+// needMarkers keeps the partitions whose leader index shows a run of id
+// that is open, or closed by a marker the HW has not passed yet (written
+// again, so that its acknowledgement covers the first one). A partition
+// whose index cannot be read keeps its marker.
+func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []TopicPartition {
+	var out []TopicPartition
+	for _, tp := range parts {
+		idx, err := l.index(tp)
+		if err != nil || idx == nil {
+			out = append(out, tp)
+			continue
+		}
+		for _, r := range idx.UnstableRuns(l.c.sets[tp].HighWatermark()) {
+			if r.ID == id {
+				out = append(out, tp)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// writeMarkers appends id's markers (acks=all) and returns the completion
+// that finishes the transaction once all of them are acknowledged.
+func (c *Cluster) writeMarkers(id string, outcome record.ControlType, parts []TopicPartition) *TxnCompletion {
+	h := &TxnCompletion{Promise: *replication.NewPromise[TransactionResult](c.ids.Next()), ID: id, Outcome: outcome}
+	for _, tp := range parts {
+		ack, err := c.sets[tp].Append(record.NewControlBatch(id, outcome), AcksAll, fmt.Sprintf("txn %s %s marker", id, outcome))
+		if err != nil {
+			c.failCompletion(h, fmt.Errorf("%s marker for %s: %w", outcome, tp, err))
+			return h
+		}
+		h.Acks = append(h.Acks, ack)
+	}
+	remaining := len(h.Acks)
+	finish := func() {
+		if h.Settled() {
+			return
+		}
+		res := TransactionResult{ID: id, Markers: parts}
+		if err := c.completeTransaction(id, outcome); err != nil {
+			c.failCompletion(h, err)
+			return
+		}
+		res.State, _ = c.txnState(id)
+		c.events.Emit(TransactionCompleted{ID: id, State: res.State, Markers: parts})
+		h.Resolve(res)
+	}
+	for _, ack := range h.Acks {
+		ack.OnSettle(func() {
+			switch ack.State() {
+			case Done:
+				remaining--
+				if remaining == 0 {
+					finish()
+				}
+			case Failed:
+				c.failCompletion(h, fmt.Errorf("%s marker for %s: %w", outcome, ack.TP, ack.Err()))
+			default:
+				if !h.Settled() {
+					h.Cancel()
+				}
+			}
+		})
+	}
+	if len(h.Acks) == 0 {
+		finish()
+	}
+	return h
+}
+
+// completeTransaction is the second phase. A transaction already complete
+// with this outcome (an earlier attempt's markers finished first) is fine.
+func (c *Cluster) completeTransaction(id string, outcome record.ControlType) error {
+	m := c.coord.txns.m
+	st, _ := c.txnState(id)
+	switch {
+	case outcome == record.Commit && st == txn.CompleteCommit, outcome == record.Abort && st == txn.CompleteAbort:
+		return nil
+	case outcome == record.Commit:
+		return m.CompleteCommit(id)
+	default:
+		return m.CompleteAbort(id)
+	}
+}
+
+func (c *Cluster) txnState(id string) (txn.State, bool) {
+	e, ok := c.coord.txns.m.Get(id)
+	return e.State, ok
+}
+
+func (c *Cluster) failCompletion(h *TxnCompletion, err error) {
+	if h.Settled() {
+		return
+	}
+	st, _ := c.txnState(h.ID)
+	ev := TransactionFailed{ID: h.ID, Outcome: h.Outcome, State: st, Message: err.Error()}
+	if e, ok := kerr.As(err); ok {
+		ev.Code = e.Code
+	}
+	c.events.Emit(ev)
+	h.Fail(err)
+}
+
+// recover finishes what the journal left unstable (§12.5, decision 15): it
+// asks the coordinator what to do given every leader index's unstable runs,
+// then appends the markers (completing each transaction when its markers are
+// acknowledged). Markers that cannot be appended now are reported; their
+// transactions stay prepared and a commit or abort of the same outcome
+// retries them.
+func (l *txnLayer) recover() (txn.Recovery, []string, error) {
+	c := l.c
+	unstable := map[TopicPartition][]txn.Run{}
+	for _, tp := range c.sortedTPs() {
+		idx, err := l.index(tp)
+		if err != nil {
+			return txn.Recovery{}, nil, err
+		}
+		if runs := idx.UnstableRuns(c.sets[tp].HighWatermark()); len(runs) > 0 {
+			unstable[tp] = runs
+		}
+	}
+	rec, err := l.m.Recover(unstable)
+	if err != nil {
+		return rec, nil, err
+	}
+	var problems []string
+	for _, a := range rec.Actions {
+		c.events.Emit(TransactionRecovered{ID: a.ID, Found: a.Found, State: a.State, Markers: a.Markers})
+		if len(a.Markers) == 0 {
+			continue
+		}
+		outcome := record.Abort
+		if a.State == txn.PrepareCommit {
+			outcome = record.Commit
+		}
+		if h := c.writeMarkers(a.ID, outcome, a.Markers); h.State() == Failed {
+			problems = append(problems, fmt.Sprintf("transaction %s: %v", a.ID, h.Err()))
+		}
+	}
+	for _, o := range rec.Orphans {
+		c.events.Emit(TransactionRecovered{ID: o.ID, Orphan: true, OrphanOutcome: o.Outcome, Markers: []TopicPartition{o.Partition}})
+		if _, err := c.sets[o.Partition].Append(record.NewControlBatch(o.ID, o.Outcome), AcksAll,
+			fmt.Sprintf("txn %s %s marker (recovery)", o.ID, o.Outcome)); err != nil {
+			problems = append(problems, fmt.Sprintf("%s marker for %s in %s: %v", o.Outcome, o.ID, o.Partition, err))
+		}
+	}
+	return rec, problems, nil
+}
+
+// TransactionDescription is one row of `txn list`.
+type TransactionDescription struct {
+	txn.Description
+	// OpenRuns maps each partition the transaction wrote to the first offset
+	// of its run there that the HW has not seen resolved yet (it holds the
+	// partition's LSO back); partitions with no such run are absent.
+	OpenRuns []PartitionOffset
+}
+
+// PartitionOffset is an offset in a partition.
+type PartitionOffset struct {
+	TP     TopicPartition
+	Offset int64
+}
+
+// ListTransactions describes every transaction the coordinator knows (`txn
+// list`), sorted by id.
+func (c *Cluster) ListTransactions() ([]TransactionDescription, error) {
+	if err := c.checkCoordination(); err != nil {
+		return nil, err
+	}
+	var out []TransactionDescription
+	for _, d := range c.coord.txns.m.List() {
+		out = append(out, c.describeTxn(d))
+	}
+	return out, nil
+}
+
+// DescribeTransaction describes transaction id (a state error when unknown).
+func (c *Cluster) DescribeTransaction(id string) (TransactionDescription, error) {
+	if err := c.checkCoordination(); err != nil {
+		return TransactionDescription{}, err
+	}
+	d, ok := c.coord.txns.m.Describe(id)
+	if !ok {
+		return TransactionDescription{}, kerr.State("transaction %s has not begun", id)
+	}
+	return c.describeTxn(d), nil
+}
+
+func (c *Cluster) describeTxn(d txn.Description) TransactionDescription {
+	out := TransactionDescription{Description: d}
+	for _, tp := range d.Partitions {
+		idx, _ := c.coord.txns.index(tp)
+		if idx == nil {
+			continue
+		}
+		for _, r := range idx.UnstableRuns(c.sets[tp].HighWatermark()) {
+			if r.ID == d.ID {
+				out.OpenRuns = append(out.OpenRuns, PartitionOffset{TP: tp, Offset: r.First})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TransactionCompleted: every marker of a commit or abort was acknowledged
+// and the coordinator completed the transaction.
+type TransactionCompleted struct {
+	ID      string
+	State   txn.State
+	Markers []TopicPartition
+}
+
+// Kind returns "transaction_completed".
+func (TransactionCompleted) Kind() string { return "transaction_completed" }
+
+// String describes the event on one line.
+func (e TransactionCompleted) String() string {
+	return fmt.Sprintf("transaction %s is %s (markers acknowledged on %s)", e.ID, e.State, tpList(e.Markers))
+}
+
+// TransactionFailed: a commit or abort could not complete now; the
+// transaction stays prepared and may be retried with the same outcome.
+type TransactionFailed struct {
+	ID      string
+	Outcome record.ControlType
+	State   txn.State
+	Code    kerr.Code
+	Message string
+}
+
+// Kind returns "transaction_failed".
+func (TransactionFailed) Kind() string { return "transaction_failed" }
+
+// String describes the event on one line.
+func (e TransactionFailed) String() string {
+	msg := e.Message
+	if e.Code != "" {
+		msg = string(e.Code) + ": " + msg
+	}
+	return fmt.Sprintf("transaction %s %s did not complete (%s); it stays %s, retry the %s", e.ID, e.Outcome, msg, e.State, e.Outcome)
+}
+
+// TransactionRecovered: opening the cluster found an unfinished transaction
+// (or a run of batches no transaction owns) and resolved it.
+type TransactionRecovered struct {
+	ID            string
+	Found, State  txn.State
+	Markers       []TopicPartition
+	Orphan        bool
+	OrphanOutcome record.ControlType
+}
+
+// Kind returns "transaction_recovered".
+func (TransactionRecovered) Kind() string { return "transaction_recovered" }
+
+// String describes the event on one line.
+func (e TransactionRecovered) String() string {
+	if e.Orphan {
+		return fmt.Sprintf("recovery: %s batches of transaction %s with no open transaction: writing a %s marker", tpList(e.Markers), e.ID, e.OrphanOutcome)
+	}
+	s := fmt.Sprintf("recovery: transaction %s was %s, now %s", e.ID, e.Found, e.State)
+	if e.Found == txn.Ongoing {
+		s += " (nobody can finish it after a restart, so it is aborted)"
+	}
+	if len(e.Markers) > 0 {
+		s += "; writing markers on " + tpList(e.Markers)
+	}
+	return s
+}
+
+func tpList(tps []TopicPartition) string {
+	if len(tps) == 0 {
+		return "no partition"
+	}
+	names := make([]string, len(tps))
+	for i, tp := range tps {
+		names[i] = tp.String()
+	}
+	return strings.Join(names, ", ")
+}
+
+var _ Transactions = (*txnLayer)(nil)
