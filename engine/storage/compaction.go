@@ -281,7 +281,7 @@ func (l *Log) writeCompactedSegment(dir string, base int64, frames []keptFrame) 
 	if err := w.Flush(); err != nil {
 		return storageErr(err, "write compacted segment")
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync(f); err != nil {
 		return storageErr(err, "fsync compacted segment")
 	}
 	return writeIndexSynced(s.indexPath, base, s.index.entries)
@@ -307,7 +307,7 @@ func (l *Log) copyActive(dir string) error {
 		}
 		off += n
 	}
-	if err := f.Sync(); err != nil {
+	if err := fsync(f); err != nil {
 		return storageErr(err, "fsync active copy")
 	}
 	return writeIndexSynced(s.indexPath, act.base, act.index.entries)
@@ -321,7 +321,7 @@ func writeIndexSynced(path string, base int64, entries []IndexEntry) error {
 	}
 	_, err = f.Write(encodeIndex(nil, base, entries))
 	if err == nil {
-		err = f.Sync()
+		err = fsync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -28,6 +28,7 @@ type Log struct {
 	// wbuf holds the active segment's bytes not yet handed to the OS.
 	wbuf    []byte
 	scanBuf []byte
+	readBuf []byte // Fetch's reusable read window
 	closed  bool
 	// compactions counts compactions run by this Log, for the temporary
 	// directories' deterministic token.

@@ -101,7 +101,7 @@ func writeMarker(dir string, m marker) error {
 	}
 	_, err = f.Write(encodeMarker(m))
 	if err == nil {
-		err = f.Sync()
+		err = fsync(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

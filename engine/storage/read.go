@@ -12,9 +12,11 @@ const (
 	maxReadChunk = 4 << 20
 )
 
-// cursor walks frames in log order from a segment position. Every chunk it
-// reads goes into a freshly allocated buffer that is never reused, so the
-// frames it returns stay valid after the walk.
+// cursor walks frames in log order from a segment position. By default
+// every chunk it reads goes into a freshly allocated buffer that is never
+// reused, so the frames it returns stay valid after the walk. A cursor with
+// reuse set reads into the log's read buffer instead: each frame is then
+// valid only until the next call to next.
 type cursor struct {
 	l        *Log
 	seg      int   // index in l.segs
@@ -22,6 +24,7 @@ type cursor struct {
 	win      []byte
 	winStart int64
 	chunk    int
+	reuse    bool
 }
 
 // cursorAt starts at the index floor of offset in the segment that would
@@ -78,7 +81,15 @@ func (c *cursor) bytes(s *segment, n int) ([]byte, error) {
 		return c.win[off : off+int64(n)], nil
 	}
 	want := min(int64(max(n, c.chunk)), s.size-c.pos)
-	buf := make([]byte, want)
+	var buf []byte
+	if c.reuse {
+		if int64(cap(c.l.readBuf)) < want {
+			c.l.readBuf = make([]byte, want)
+		}
+		buf = c.l.readBuf[:want]
+	} else {
+		buf = make([]byte, want)
+	}
 	if err := c.l.readAt(s, buf, c.pos); err != nil {
 		return nil, err
 	}
@@ -160,7 +171,9 @@ func (l *Log) ReadBatches(offset int64, maxBytes int, end int64) ([]RawBatch, er
 // Fetch returns the records with offset <= o < min(end, LEO), at most
 // maxRecords of them (§6.5.3; end < 0 means LEO). maxRecords < 0 is an
 // argument error and 0 returns nothing; offset outside [LogStart, LEO] is
-// OFFSET_OUT_OF_RANGE. Keys and values share one read buffer per call.
+// OFFSET_OUT_OF_RANGE. Each batch read is validated (CRC); the records'
+// bytes are copied out of the log's reusable read buffer, one allocation
+// per batch.
 func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error) {
 	if err := l.usable(); err != nil {
 		return nil, err
@@ -175,36 +188,29 @@ func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error
 	if maxRecords == 0 || offset >= vend {
 		return nil, nil
 	}
+	// Each record has its own offset, so vend-offset bounds the count.
 	c := l.cursorAt(offset, 64<<10)
-	out := make([]LogRecord, 0, min(maxRecords, int(min(vend-offset, 1<<16))))
+	c.reuse = true
+	out := make([]LogRecord, 0, min(int64(maxRecords), vend-offset, 1<<18))
 	for {
 		frame, s, pos, err := c.next()
 		if err != nil || frame == nil {
 			return out, err
 		}
-		b, err := record.DecodeLimit(frame, l.opts.MaxBatchBytes)
+		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
 		if err != nil {
 			c.pos = pos
 			return nil, c.damaged(s, err)
 		}
-		if b.NextOffset() <= offset {
+		if m.NextOffset() <= offset {
 			continue
 		}
-		if b.BaseOffset >= vend {
+		if m.BaseOffset >= vend {
 			return out, nil
 		}
-		for i, r := range b.Records {
-			o := b.BaseOffset + int64(b.OffsetDeltas[i])
-			if o < offset {
-				continue
-			}
-			if o >= vend {
-				return out, nil
-			}
-			out = append(out, LogRecord{Offset: o, Record: r})
-			if len(out) == maxRecords {
-				return out, nil
-			}
+		var done bool
+		if out, done = appendRecords(out, frame, m, offset, vend, maxRecords); done {
+			return out, nil
 		}
 	}
 }

@@ -41,6 +41,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	// Find B, the first batch with next offset > offset, and the next offset
 	// of the batch before it.
 	c := l.cursorAt(offset, 64<<10)
+	c.reuse = true
 	prevNext, cut := int64(-1), seg.size
 	var found bool
 	var bBase int64

@@ -57,6 +57,8 @@ func subcommands() []*Subcommand {
 		labCommand,
 		exerciseCommand,
 		readCommand,
+		dumpLogCommand,
+		benchCommand,
 		versionCommand,
 	}
 }

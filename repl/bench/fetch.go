@@ -1,0 +1,53 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// fetchChunk is the records per call of the chunked read.
+const fetchChunk = 1000
+
+// fetchWorkload reads a log back: once in a single Fetch call, and once in
+// 1000-record calls as a consumer does.
+var fetchWorkload = Workload{
+	Name:    "fetch",
+	Summary: "read the log in one Fetch call and in 1000-record calls",
+	Run:     runFetch,
+}
+
+func runFetch(dir string, o Options) ([]Figure, error) {
+	l, err := fill(dir, o, o.batchOr(DefaultBatch))
+	if err != nil {
+		return nil, err
+	}
+	defer l.Crash(true)
+	start := time.Now()
+	recs, err := l.Fetch(0, o.Records, -1)
+	single := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) != o.Records {
+		return nil, fmt.Errorf("single pass read %d records, want %d", len(recs), o.Records)
+	}
+	recs = nil
+	start = time.Now()
+	n := 0
+	for off := int64(0); off < l.LEO(); {
+		got, err := l.Fetch(off, fetchChunk, -1)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) == 0 {
+			return nil, fmt.Errorf("empty fetch at offset %d", off)
+		}
+		n += len(got)
+		off = got[len(got)-1].Offset + 1
+	}
+	chunked := time.Since(start)
+	return []Figure{
+		{Name: "go.fetch.single.records_per_s", Value: perSecond(float64(n), single), Unit: UnitRecordsPerSec},
+		{Name: fmt.Sprintf("go.fetch.chunked.c%d.n%d.records_per_s", fetchChunk, o.Records), Value: perSecond(float64(n), chunked), Unit: UnitRecordsPerSec},
+	}, nil
+}

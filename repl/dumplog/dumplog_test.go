@@ -1,0 +1,158 @@
+package dumplog
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// golden compares got with testdata/NAME.golden (-update rewrites it).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./repl/dumplog -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", name, path, got, want)
+	}
+}
+
+// TestGoldenDumps dumps the fixtures in every format, with and without
+// records, through DumpFile (the subcommand's path).
+func TestGoldenDumps(t *testing.T) {
+	cases := []struct {
+		golden, file string
+		format       Format
+		records      bool
+	}{
+		{"clean-text", "clean/00000000000000000000.log", FormatText, false},
+		{"clean-text-records", "clean/00000000000000000000.log", FormatText, true},
+		{"clean-json", "clean/00000000000000000000.log", FormatJSON, false},
+		{"clean-json-records", "clean/00000000000000000000.log", FormatJSON, true},
+		{"torn-tail-text", "torn-tail/00000000000000000000.log", FormatText, true},
+		{"torn-tail-json", "torn-tail/00000000000000000000.log", FormatJSON, false},
+		{"flipped-byte-text", "flipped-byte/00000000000000000000.log", FormatText, false},
+		{"corrupt-closed-text", "corrupt-closed/00000000000000000000.log", FormatText, false},
+		{"index-text", "clean/00000000000000000000.index", FormatText, false},
+		{"index-json", "clean/00000000000000000000.index", FormatJSON, false},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			var out bytes.Buffer
+			// A relative path keeps the "Dumping" line independent of the checkout.
+			path := filepath.Join(fixtureRoot, c.file)
+			if err := DumpFile(&out, path, c.format, c.records); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.golden, out.Bytes())
+		})
+	}
+}
+
+// Every JSON line parses, and the damaged tail is the last object.
+func TestJSONLinesParse(t *testing.T) {
+	var out bytes.Buffer
+	if err := DumpFile(&out, filepath.Join(fixtureRoot, "torn-tail/00000000000000000000.log"), FormatJSON, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		if i == len(lines)-1 {
+			if m["invalid_bytes"] != 15.0 || m["reason"] != "batch length does not match frame" {
+				t.Fatalf("tail object %v", m)
+			}
+		} else if _, ok := m["records"]; !ok {
+			t.Fatalf("line %d has no records", i)
+		}
+	}
+}
+
+// The REPL's path: frames read from an open log render like the file.
+func TestTextFromLog(t *testing.T) {
+	dir := t.TempDir()
+	buildFixture(t, fixtures[0], dir)
+	l, _, err := storage.Open(dir, storage.Options{IndexIntervalBytes: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	batches, err := l.ReadBatches(0, 1<<20, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromLog, fromFile bytes.Buffer
+	Text(&fromLog, Segment{Name: "00000000000000000000.log", BaseOffset: 0, Frames: FromRaw(batches)}, true)
+	seg, err := ReadSegmentFile(filepath.Join(dir, "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg.Name = "00000000000000000000.log"
+	Text(&fromFile, seg, true)
+	if fromLog.String() != fromFile.String() {
+		t.Fatalf("log view:\n%s\nfile view:\n%s", fromLog.String(), fromFile.String())
+	}
+}
+
+// Bad input ends in an error that says what is wrong, never a panic.
+func TestDumpFileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
+	os.WriteFile(filepath.Join(dir, "copy.log"), []byte("hello"), 0o644)
+	os.Mkdir(filepath.Join(dir, "00000000000000000000.log"), 0o755)
+	os.WriteFile(filepath.Join(dir, "00000000000000000005.index"), []byte{1, 2, 3}, 0o644)
+	os.WriteFile(filepath.Join(dir, "00000000000000000007.log"), nil, 0o644)
+	cases := map[string]string{
+		"missing.log":                "no such file or directory",
+		"00000000000000000000.log":   "is a directory",
+		"notes.txt":                  "is not a segment file: dump-log reads .log and .index files",
+		"copy.log":                   "is not a segment file name",
+		"00000000000000000005.index": "partial index entry",
+	}
+	for name, want := range cases {
+		var out bytes.Buffer
+		err := DumpFile(&out, filepath.Join(dir, name), FormatText, true)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", name, err, want)
+		}
+	}
+	// An empty segment is valid: the header only.
+	var out bytes.Buffer
+	if err := DumpFile(&out, filepath.Join(dir, "00000000000000000007.log"), FormatText, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "Log starting offset: 7\n") {
+		t.Fatalf("empty segment dump %q", out.String())
+	}
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Fatal("yaml accepted")
+	}
+}
+
+func TestBytesRendering(t *testing.T) {
+	for in, want := range map[string]string{"plain text": "plain text", "\x00\xff": "hex:00ff", "tab\there": "hex:7461620968657265", "": "", "αβ": "αβ"} {
+		if got := Bytes([]byte(in)); got != want {
+			t.Errorf("Bytes(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if Bytes(nil) != "null" {
+		t.Fatal("nil is not null")
+	}
+}
