@@ -3,7 +3,7 @@ package jsontcp
 import "github.com/minikafka-lab/minikafka/engine/topic"
 
 // Backend is what the adapter translates requests into: one method per
-// operation, plus the replication pump. The server calls it from a single
+// operation, plus the background pump. The server calls it from a single
 // goroutine, never concurrently. ClusterBackend binds it to *engine.Cluster;
 // tests use fakes.
 //
@@ -30,9 +30,11 @@ type Backend interface {
 	// CommitOffsets commits offsets for a member, with full generation and
 	// ownership fencing.
 	CommitOffsets(groupID, memberID string, generation int32, offsets []OffsetCommit) error
-	// Replicate runs one follower-fetch round on every partition. The server
-	// calls it on a timer so that acks=all produces complete.
-	Replicate() error
+	// Pump runs one round of the cluster's background work without moving
+	// its clock: a follower fetch on every partition (which advances high
+	// watermarks and settles acks=all waiters), then whatever is due on the
+	// clock (ISR time lag, session expiry). The server calls it on a timer.
+	Pump() error
 }
 
 // PendingAck is a produce waiting for its acknowledgement.

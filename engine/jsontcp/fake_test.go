@@ -17,11 +17,11 @@ type fakeBackend struct {
 	topics map[string]*fakeTopic
 	groups map[string]*fakeGroup
 
-	pending    []*fakeAck
-	replicated int   // Replicate calls
-	closed     bool  // every operation answers the state error "cluster is closed"
-	failWith   error // when set, every operation returns it
-	panicOn    string
+	pending  []*fakeAck
+	pumped   int   // Pump calls
+	closed   bool  // every operation answers the state error "cluster is closed"
+	failWith error // when set, every operation returns it
+	panicOn  string
 }
 
 type fakeTopic struct {
@@ -251,12 +251,12 @@ func (f *fakeBackend) CommitOffsets(groupID, memberID string, generation int32, 
 	return nil
 }
 
-func (f *fakeBackend) Replicate() error {
-	defer f.enter("replicate")()
+func (f *fakeBackend) Pump() error {
+	defer f.enter("pump")()
 	if err := f.guard(); err != nil {
 		return err
 	}
-	f.replicated++
+	f.pumped++
 	for _, a := range f.pending {
 		a.done = true
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -91,8 +92,8 @@ func decodeRequest(line []byte) (*request, error) {
 	if kindOf(rawOp) != "string" {
 		return nil, invalid("field 'operation' must be a string, got %s", describe(rawOp))
 	}
-	var op string
-	if err := json.Unmarshal(rawOp, &op); err != nil {
+	op, err := unquote(rawOp)
+	if err != nil {
 		return nil, invalid("field 'operation': %v", err)
 	}
 	allowed, known := operationFields[op]
@@ -272,31 +273,95 @@ type fields struct {
 	raw   map[string]json.RawMessage
 }
 
-// parseObject splits a valid JSON object into its members, rejecting
-// repeated keys.
+// parseObject splits a JSON object that json.Valid accepted into its
+// members, rejecting repeated keys. It scans the bytes itself: a validated
+// document needs no second full parse.
 func parseObject(data []byte, where string) (*fields, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // '{'
-		return nil, invalid("invalid JSON: %v", err)
-	}
+	data = trimJSONSpace(data)
 	f := &fields{where: where, raw: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
+	i := skipSpace(data, 1) // past '{'
+	if data[i] == '}' {
+		return f, nil
+	}
+	for {
+		end := valueEnd(data, i)
+		name, err := unquote(data[i:end])
 		if err != nil {
 			return nil, invalid("invalid JSON: %v", err)
 		}
-		name, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, invalid("invalid JSON: %v", err)
-		}
+		i = skipSpace(data, skipSpace(data, end)+1) // past ':'
+		end = valueEnd(data, i)
 		if _, dup := f.raw[name]; dup {
 			return nil, invalid("duplicate field %s", quote(where+name))
 		}
 		f.names = append(f.names, name)
-		f.raw[name] = raw
+		f.raw[name] = data[i:end:end]
+		i = skipSpace(data, end)
+		if data[i] == '}' {
+			return f, nil
+		}
+		i = skipSpace(data, i+1) // past ','
 	}
-	return f, nil
+}
+
+// skipSpace returns the index of the first non-whitespace byte at or after i.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just past the valid JSON value starting at i.
+func valueEnd(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				i = stringEnd(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	default: // number, true, false, null
+		for i < len(data) && !strings.ContainsRune(",}] \t\r\n", rune(data[i])) {
+			i++
+		}
+		return i
+	}
+}
+
+// stringEnd returns the index just past the JSON string starting at i.
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// unquote decodes a valid JSON string; without escapes it is a plain copy.
+func unquote(raw []byte) (string, error) {
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
 
 // onlyFields rejects the first member that is not in allowed.
@@ -345,8 +410,8 @@ func (f *fields) str(name string) (string, error) {
 	if kindOf(raw) != "string" {
 		return "", invalid("field '%s%s' must be a string, got %s", f.where, name, describe(raw))
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := unquote(raw)
+	if err != nil {
 		return "", invalid("field '%s%s': %v", f.where, name, err)
 	}
 	return s, nil
@@ -385,8 +450,8 @@ func (f *fields) bytes(name string) ([]byte, error) {
 	if kindOf(raw) != "string" {
 		return nil, invalid("field '%s' must be a base64 string or null, got %s", name, describe(raw))
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := unquote(raw)
+	if err != nil {
 		return nil, invalid("field '%s': %v", name, err)
 	}
 	return decodeBase64(name, s)

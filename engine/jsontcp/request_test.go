@@ -1,10 +1,13 @@
 package jsontcp
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
@@ -125,4 +128,60 @@ func TestQuoteCutsLongValues(t *testing.T) {
 	if len(q) > 70 || !strings.HasSuffix(q, "...'") || !strings.HasPrefix(q, "'é") {
 		t.Fatalf("quote = %q", q)
 	}
+}
+
+// FuzzParseObject compares the hand scanner with encoding/json's decoder on
+// every valid JSON object: the same member names, in order, with the same
+// values.
+func FuzzParseObject(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : 1 , "b":[1,{"c":"]}"}] ,"d\"e":"x\\y"}`, `{"a":{"b":{}},"c":-1.5e3,"d":true,"e":null}`, `{"a":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		data = trimJSONSpace(data)
+		if !utf8.Valid(data) || !json.Valid(data) || len(data) == 0 || data[0] != '{' {
+			return // decodeRequest checks these before it splits an object
+		}
+		got, err := parseObject(data, "")
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		values := map[string]string{}
+		dup := false
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				t.Fatal(err)
+			}
+			name := tok.(string)
+			if _, ok := values[name]; ok {
+				dup = true
+			}
+			names = append(names, name)
+			values[name] = string(raw)
+		}
+		if dup {
+			if err == nil {
+				t.Fatalf("%s: duplicate key accepted", data)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if !reflect.DeepEqual(got.names, names) && !(len(got.names) == 0 && len(names) == 0) {
+			t.Fatalf("%s: names %q, want %q", data, got.names, names)
+		}
+		for _, n := range names {
+			if string(got.raw[n]) != values[n] {
+				t.Fatalf("%s: %s = %s, want %s", data, n, got.raw[n], values[n])
+			}
+		}
+	})
 }

@@ -38,7 +38,7 @@ type Options struct {
 	// RequestTimeout bounds how long an acks=all produce waits for its
 	// acknowledgement before REQUEST_TIMED_OUT; 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
-	// ReplicateEvery is how often the server runs Backend.Replicate so that
+	// ReplicateEvery is how often the server runs Backend.Pump so that
 	// acks=all produces complete; 0 means DefaultReplicateEvery and a negative
 	// value turns the pump off (acks=all on a replicated partition then times out).
 	ReplicateEvery time.Duration
@@ -209,13 +209,13 @@ func (s *Server) own() {
 				j.reply <- out.line
 			}
 		case <-pump:
-			err := s.replicate()
+			err := s.pump()
 			switch {
 			case err == nil:
 				lastPumpErr = ""
 			case err.Error() != lastPumpErr:
 				lastPumpErr = err.Error()
-				s.opts.Logf("replication: %v", err)
+				s.opts.Logf("pump: %v", err)
 			}
 		case <-expiry.C:
 		}
@@ -262,13 +262,13 @@ func (s *Server) runDirect(fn func(Backend) error) (err error) {
 	return fn(s.backend)
 }
 
-func (s *Server) replicate() (err error) {
+func (s *Server) pump() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = kerr.New(kerr.Internal, "panic during replication: %v", p)
+			err = kerr.New(kerr.Internal, "panic during the pump: %v", p)
 		}
 	}()
-	return s.backend.Replicate()
+	return s.backend.Pump()
 }
 
 // logInternal reports INTERNAL answers to the operator: they are bugs.
