@@ -57,6 +57,7 @@ func subcommands() []*Subcommand {
 		labCommand,
 		exerciseCommand,
 		readCommand,
+		serveCommand,
 		dumpLogCommand,
 		benchCommand,
 		versionCommand,

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/jsontcp"
+)
+
+var serveCommand = &Subcommand{
+	Name:     "serve",
+	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N]",
+	Summary:  "serve a cluster over the newline-JSON/TCP adapter (chapter 10) until interrupted",
+	Run:      runServe,
+}
+
+// serveSignalContext returns the context whose end stops the server: SIGINT
+// or SIGTERM. Tests replace it to stop the server without a signal.
+var serveSignalContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// serveFlags are the parsed options of `minikafka serve`.
+type serveFlags struct {
+	listen         string
+	data           string
+	brokers        []int32
+	settings       [][2]string
+	replicateEvery time.Duration
+	requestTimeout time.Duration
+	maxFrameBytes  int
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
+	f := &serveFlags{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:9093", "listen on `host:port` (port 0: any free port)")
+	fs.StringVar(&f.data, "data", "", "keep the cluster in `DIR` (reopened with recovery if it exists); default: a temporary directory removed on exit")
+	brokers := fs.String("brokers", "1,2,3", "broker ids, comma-separated")
+	fs.Func("set", "cluster config `key=value` by Kafka name (repeatable)", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("expected key=value, got %q", v)
+		}
+		f.settings = append(f.settings, [2]string{k, val})
+		return nil
+	})
+	fs.DurationVar(&f.replicateEvery, "replicate-every", jsontcp.DefaultReplicateEvery, "run a follower fetch on every partition this often, so acks=all completes (0: never)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", jsontcp.DefaultRequestTimeout, "answer REQUEST_TIMED_OUT when acks=all is not acknowledged within this `duration`")
+	fs.IntVar(&f.maxFrameBytes, "max-frame-bytes", jsontcp.DefaultMaxFrameBytes, "longest request line in bytes, newline included")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if f.brokers, err = parseBrokerIDs(*brokers); err != nil {
+		return nil, err
+	}
+	switch {
+	case f.replicateEvery < 0:
+		return nil, fmt.Errorf("--replicate-every must not be negative, got %v", f.replicateEvery)
+	case f.requestTimeout <= 0:
+		return nil, fmt.Errorf("--request-timeout must be positive, got %v", f.requestTimeout)
+	case f.maxFrameBytes <= 0:
+		return nil, fmt.Errorf("--max-frame-bytes must be positive, got %d", f.maxFrameBytes)
+	}
+	return f, nil
+}
+
+func parseBrokerIDs(s string) ([]int32, error) {
+	var ids []int32
+	for _, part := range strings.Split(s, ",") {
+		id, err := strconv.ParseInt(strings.TrimSpace(part), 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("--brokers: %q is not a broker id", part)
+		}
+		ids = append(ids, int32(id))
+	}
+	return ids, nil
+}
+
+// lockedWriter serialises writes from the server's goroutines and this one.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, format, args...)
+}
+
+func runServe(env *Env, args []string) int {
+	f, err := parseServeFlags(args, env.Stderr)
+	if err != nil {
+		if err != flag.ErrHelp {
+			fmt.Fprintf(env.Stderr, "minikafka serve: %v\n", err)
+		}
+		return 2
+	}
+	stdout := &lockedWriter{w: env.Stdout}
+	stderr := &lockedWriter{w: env.Stderr}
+	fail := func(format string, args ...any) int {
+		stderr.printf("minikafka serve: "+format+"\n", args...)
+		return 1
+	}
+
+	dataDir, temporary := f.data, f.data == ""
+	if temporary {
+		if dataDir, err = os.MkdirTemp("", "minikafka-serve-"); err != nil {
+			return fail("%v", err)
+		}
+		defer os.RemoveAll(dataDir)
+	}
+	cfg := engine.DefaultConfig(dataDir)
+	cfg.BrokerIDs = f.brokers
+	for _, kv := range f.settings {
+		if err := cfg.Set(kv[0], kv[1]); err != nil {
+			stderr.printf("minikafka serve: --set %s=%s: %v\n", kv[0], kv[1], err)
+			return 2
+		}
+	}
+	cluster, report, err := engine.Open(cfg, clock.System{})
+	if err != nil {
+		return fail("opening the cluster: %v", err)
+	}
+	for _, r := range report.Truncations() {
+		t := r.Report.Truncation
+		stdout.printf("recovery: %s on broker %d: dropped %d bytes of %s (%s)\n", r.TP, r.Broker, t.BytesDropped, t.Segment, t.Reason)
+	}
+
+	ctx, stop := serveSignalContext()
+	defer stop()
+	replicateEvery := f.replicateEvery
+	if replicateEvery == 0 {
+		replicateEvery = -1 // jsontcp: negative turns the pump off
+	}
+	srv, err := jsontcp.Listen(f.listen, jsontcp.NewClusterBackend(cluster), jsontcp.Options{
+		MaxFrameBytes:  f.maxFrameBytes,
+		RequestTimeout: f.requestTimeout,
+		ReplicateEvery: replicateEvery,
+		Logf:           func(format string, args ...any) { stderr.printf("minikafka serve: "+format+"\n", args...) },
+	})
+	if err != nil {
+		_ = cluster.Close()
+		return fail("%v", err)
+	}
+	stdout.printf("listening on %s\n", srv.Addr())
+	where := dataDir
+	if temporary {
+		where += " (temporary, removed on exit)"
+	}
+	stdout.printf("data dir %s, brokers %s; one JSON request per line; Ctrl-C stops\n", where, joinIDs(f.brokers))
+	if host, _, err := net.SplitHostPort(srv.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			stderr.printf("minikafka serve: warning: %s is reachable from other machines; the adapter has no authentication or TLS\n", srv.Addr())
+		}
+	}
+
+	<-ctx.Done()
+	stdout.printf("shutting down\n")
+	status := 0
+	if err := srv.Close(); err != nil {
+		stderr.printf("minikafka serve: closing the listener: %v\n", err)
+		status = 1
+	}
+	if err := cluster.Close(); err != nil {
+		stderr.printf("minikafka serve: closing the cluster: %v\n", err)
+		status = 1
+	}
+	if status == 0 {
+		stdout.printf("cluster closed cleanly\n")
+	}
+	return status
+}
+
+func joinIDs(ids []int32) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, ",")
+}
