@@ -208,12 +208,12 @@ func TestUnflushedBytesLostVersusKept(t *testing.T) {
 			if st.LEO != 1 || st.HW != 1 || rep.Replicas[0].DataLost == nil {
 				t.Fatalf("lost: %+v", st)
 			}
-			if evs[0].String() != "t-0 HW lowered 2 -> 1: offsets 1..1 are gone (leader 1 restarted without them: their bytes were not flushed before the crash)" {
+			if evs[0].String() != "t-0 HW lowered 2 -> 1: offsets 1..1 are gone (leader 1 restarted without them: their bytes were not flushed before the crash, and no in-sync replica has them)" {
 				t.Fatalf("%q", evs[0])
 			}
 			wantStrings(t, "values", f.values(p0, engine.ReadUncommitted), []string{"flushed"})
 		}
-		if !rep.Replicas[0].Reelected || st.LeaderEpoch != 1 {
+		if !rep.Replicas[0].LeaderChanged || rep.Replicas[0].Leader != 1 || st.LeaderEpoch != 1 {
 			t.Fatalf("re-election: %+v", st)
 		}
 		pm, _ := f.c.PartitionMetadata(p0)
@@ -264,4 +264,43 @@ func TestCreateTopicSkipsCrashedBrokers(t *testing.T) {
 	wantInts(t, "p1", tm.Partitions[1].Replicas, []int32{3, 2})
 	_, err = f.c.CreateTopic("u", 1, 3)
 	wantCode(t, err, kerr.InvalidArgument, "cannot exceed the 2 available brokers")
+}
+
+// A leader that lost committed records in a machine crash does not take them
+// from the replicas that have them: at its restart the first in-sync replica
+// holding the HW is elected, and the restarted broker follows and catches up.
+func TestLeaderRestartBelowHWElectsAnInSyncReplica(t *testing.T) {
+	f := open(t, []int32{1, 2, 3}, nil)
+	f.topic("t", 1, 3)
+	p0 := tp("t", 0)
+	f.append(p0, batchOf("a"), engine.AcksAll)
+	f.replicate(nil)
+	f.c.CrashBroker(1, false) // nothing was flushed
+	f.c.TakeEvents()
+	rep, err := f.c.RestartBroker(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := rep.Replicas[0]
+	if !out.LeaderChanged || out.Leader != 2 || out.DataLost != nil || !out.LeftISR {
+		t.Fatalf("%+v", out)
+	}
+	evs := f.c.TakeEvents()
+	wantStrings(t, "events", eventKinds(evs), []string{"isr_shrank", "leader_changed", "isr_shrank", "broker_restarted"})
+	if evs[1].String() != "t-0 leader 1 -> 2, epoch 1 (elected: leader 1 restarted without offsets 0..0, which broker 2 has)" {
+		t.Fatalf("%q", evs[1])
+	}
+	st := f.state(p0)
+	if st.Leader != 2 || st.HW != 1 {
+		t.Fatalf("%+v", st)
+	}
+	wantStrings(t, "values", f.values(p0, engine.ReadUncommitted), []string{"a"})
+	f.replicate(nil)
+	if f.leo(p0, 1) != 1 {
+		t.Fatal("the old leader caught up")
+	}
+	pm, _ := f.c.PartitionMetadata(p0)
+	if pm.Leader != 2 || pm.LeaderEpoch != 1 {
+		t.Fatalf("metadata %+v", pm)
+	}
 }

@@ -111,9 +111,10 @@ type ReplicaRestart struct {
 // with real recovery (storage.Open: a torn tail is repaired and reported).
 // A follower above the HW truncates to it, a follower below the HW leaves the
 // ISR, and each catches up at the next Replicate. A partition it led comes
-// back online in a new leader epoch (saved in metadata.json); if the leader
-// came back without records the HW covered, the HW drops and a DataLost
-// event says so.
+// back online in a new leader epoch (saved in metadata.json): led by it
+// again, or — when it lost records the HW covered — by the first running
+// in-sync replica that has them; only when none has them does the HW drop,
+// and a DataLost event says so.
 func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	rep := RestartReport{Broker: id}
 	if err := c.guard(); err != nil {
@@ -148,7 +149,7 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if out.Reelected {
+		if out.LeaderChanged {
 			if err := c.syncMetadata(tp); err != nil {
 				errs = append(errs, err)
 			}

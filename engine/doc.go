@@ -45,8 +45,8 @@
 // Advance(ms) moves the manual clock, then runs what is due in a fixed
 // order: each open producer's due linger flushes (producers in creation
 // order, partitions sorted), then the ISR refresh of every partition in
-// topic-partition order. (Consumer-group session expiry belongs after the
-// ISR refresh.)
+// topic-partition order, then consumer-group session expiry (DueOrder lists
+// the steps).
 //
 // # Two kinds of crash
 //
@@ -60,7 +60,10 @@
 // stop fetching and serving, and partitions it led go offline
 // (LEADER_NOT_AVAILABLE) until an in-sync replica is promoted or the broker
 // restarts. A crashed follower stays in the ISR until replica.lag.time.max.ms
-// passes on the clock. RestartBroker reopens its logs with real recovery.
+// passes on the clock. RestartBroker reopens its logs with real recovery; a
+// replica above the HW truncates to it, and a partition the broker led starts
+// a new epoch, led by an in-sync replica that kept what the restarted leader
+// lost, if there is one.
 //
 // # Lifecycle
 //

@@ -533,3 +533,40 @@ func TestFinalAcceptanceF1Replication(t *testing.T) {
 	}
 	wantStrings(t, "after restart", f.values(part, engine.ReadCommitted), []string{"created"})
 }
+
+// An acks=all write is acknowledged only once the HW covers it, not merely
+// when its captured ISR has it: a broker that joined the ISR during the wait
+// could otherwise be promoted and truncate an acknowledged record (the
+// reference's rule has this hole; the rapid model checks the invariant).
+func TestAcksAllWaitsForHWWhenTheISRGrows(t *testing.T) {
+	f := open(t, []int32{1, 2, 3}, func(c *engine.Config) {
+		c.MinInsyncReplicas, c.ReplicaLagTimeMaxMs, c.ReplicaFetchMaxBytes = 2, 100, 1
+	})
+	f.topic("t", 1, 3)
+	p0 := tp("t", 0)
+	f.c.CrashBroker(3, true)
+	f.c.Advance(60)
+	f.c.Replicate(&p0, 2)
+	f.c.Advance(41)
+	wantInts(t, "ISR", f.isr(p0), []int32{1, 2})
+	f.append(p0, batchOf("a"), engine.Acks1)
+	f.append(p0, batchOf("b"), engine.Acks1)
+	f.c.Replicate(&p0, 2)
+	f.c.Replicate(&p0, 2)
+	if f.hw(p0) != 2 {
+		t.Fatalf("HW %d", f.hw(p0))
+	}
+	ack := f.append(p0, batchOf("acked?"), engine.AcksAll) // captured ISR {1, 2}, target 3
+	f.c.RestartBroker(3)
+	f.c.Replicate(&p0, 3)
+	f.c.Replicate(&p0, 3) // LEO 2 >= HW 2: broker 3 joins the ISR
+	wantInts(t, "ISR", f.isr(p0), []int32{1, 2, 3})
+	f.c.Replicate(&p0, 2) // the captured ISR has the batch; the HW does not cover it
+	if ack.Settled() || f.hw(p0) != 2 {
+		t.Fatalf("acknowledged at HW %d", f.hw(p0))
+	}
+	if err := f.c.Promote(p0, 3); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, ack.Err(), kerr.FencedLeaderEpoch, "")
+}

@@ -30,7 +30,8 @@ type BufferState struct {
 	FirstEnqueueMs int64
 }
 
-// BatchState describes the last batch sent (what Retry resends).
+// BatchState describes the last batch sent (what Retry resends); Records is
+// 0 when nothing was sent yet.
 type BatchState struct {
 	TP           topic.Partition
 	Records      int
@@ -51,7 +52,7 @@ type State struct {
 	Buffered   []BufferState
 	Sequences  []SequenceState
 	Pending    []FutureState
-	LastBatch  *BatchState
+	LastBatch  BatchState
 }
 
 // Describe returns the producer's state now.
@@ -80,7 +81,7 @@ func (p *Producer) Describe() State {
 		}
 	}
 	if p.last != nil {
-		st.LastBatch = &BatchState{TP: p.last.tp, Records: len(p.last.batch.Records), BaseSequence: p.last.batch.BaseSequence}
+		st.LastBatch = BatchState{TP: p.last.tp, Records: len(p.last.batch.Records), BaseSequence: p.last.batch.BaseSequence}
 	}
 	return st
 }

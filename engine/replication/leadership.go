@@ -134,18 +134,30 @@ func (rs *ReplicaSet) CrashReplica(broker int32, keepUnflushed bool) (int64, err
 // RestartOutcome is what a restarted replica did after recovery.
 type RestartOutcome struct {
 	Truncation *ReplicaTruncated // it was above the HW
-	DataLost   *DataLost         // the leader came back below the HW
+	DataLost   *DataLost         // the leader came back below the HW and no in-sync replica had the records
 	LeftISR    bool              // it came back below the HW and left the ISR
-	Reelected  bool              // it led the partition: a new epoch began
+	// LeaderChanged is set when it led the partition: a new epoch began,
+	// with Leader as the leader (itself, or an in-sync replica that kept the
+	// records it lost).
+	LeaderChanged bool
+	Leader        int32
 }
 
 // RestartReplica brings a crashed replica back on its recovered log (opened
 // by the caller with storage.Open). A follower above the HW truncates to it
 // (pre-KIP-101 Kafka did the same on restart); a follower below the HW leaves
-// the ISR; it catches up at the next fetch step. A leader resumes leadership
-// in a new epoch (as a controller would re-elect it): if it lost records the
-// HW covered, the HW drops to its LEO and DataLost reports the loss; then the
-// same rules as a promotion apply.
+// the ISR; it catches up at the next fetch step.
+//
+// A leader starts a new epoch, as a controller's election would:
+//
+//   - if it still holds the HW, it leads again (its tail above the HW is cut,
+//     as in a promotion);
+//   - if it lost records the HW covered (their bytes were not flushed), the
+//     first running in-sync replica, in assignment order, that holds the HW
+//     is elected instead and the restarted broker follows it: committed
+//     records are never given up while a replica has them;
+//   - if no such replica exists, it leads again, the HW drops to its LEO and
+//     a DataLost event reports the loss.
 func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutcome, error) {
 	var out RestartOutcome
 	r, err := rs.replica(broker)
@@ -158,9 +170,18 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 	r.log = l
 	l.SetLeaderEpoch(rs.epoch)
 	if broker == rs.leader {
+		out.LeaderChanged, out.Leader = true, broker
 		if leo := l.LEO(); leo < rs.hw {
+			if heir := rs.heir(broker); heir >= 0 {
+				out.Leader = heir
+				delete(rs.isr, broker)
+				out.LeftISR = true
+				rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker,
+					Reason: fmt.Sprintf("restarted with LEO %d < HW %d: its unflushed records were lost", leo, rs.hw), ISR: rs.ISR()})
+				return out, rs.changeLeader(heir, fmt.Sprintf("elected: leader %d restarted without offsets %d..%d, which broker %d has", broker, leo, rs.hw-1, heir))
+			}
 			ev := DataLost{TP: rs.tp, Broker: broker, From: rs.hw, To: leo,
-				Reason: fmt.Sprintf("leader %d restarted without them: their bytes were not flushed before the crash", broker)}
+				Reason: fmt.Sprintf("leader %d restarted without them: their bytes were not flushed before the crash, and no in-sync replica has them", broker)}
 			rs.env.Events.Emit(ev)
 			out.DataLost = &ev
 			rs.hw = leo
@@ -170,7 +191,6 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 		if err != nil {
 			return out, err
 		}
-		out.Reelected = true
 		return out, rs.changeLeader(broker, "re-elected after restart")
 	}
 	ev, err := rs.repairDiverged(r)
@@ -193,4 +213,16 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 	}
 	rs.advanceHighWatermark()
 	return out, nil
+}
+
+// heir is the first running, in-sync, non-diverged replica other than
+// broker, in assignment order, whose LEO reaches the HW; -1 when none.
+func (rs *ReplicaSet) heir(broker int32) int32 {
+	for _, b := range rs.assignment {
+		r := rs.replicas[b]
+		if b != broker && r.Up() && rs.isr[b] && !r.diverged && r.LEO() >= rs.hw {
+			return b
+		}
+	}
+	return -1
 }
