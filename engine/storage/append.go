@@ -105,11 +105,8 @@ func (l *Log) rollAt(n int) (int, error) {
 	if err := old.sync(); err != nil {
 		return 0, err
 	}
-	if !old.durable {
-		if err := syncDir(l.dir); err != nil {
-			return 0, err
-		}
-		l.markDurable()
+	if err := l.syncDirIfNeeded(); err != nil {
+		return 0, err
 	}
 	s, err := createSegment(l.dir, old.next)
 	if err != nil {
@@ -120,11 +117,13 @@ func (l *Log) rollAt(n int) (int, error) {
 	return 0, nil
 }
 
-// markDurable records that every current segment's directory entry is durable.
+// markDurable records that the directory was just fsynced: every current
+// segment's directory entry is durable.
 func (l *Log) markDurable() {
 	for _, s := range l.segs {
 		s.durable = true
 	}
+	l.dirDirty = false
 }
 
 // Roll starts a new active segment at LEO if the active segment has data;

@@ -67,8 +67,10 @@
 // with the recorded number of entries. Then the closed segments are taken
 // from the marker without reading their bytes; the active segment is still
 // scanned (it is small, and this catches damage done to it after the
-// close). Anything else means a full scan. Open deletes the marker before
-// it returns, durably, so a crash after Open forces a full scan next time.
+// close). Anything else means a full scan. Open deletes the marker, so a
+// crash after Open forces a full scan next time; the deletion is made
+// durable by the log's next directory fsync, which always comes before a
+// change to the segments becomes durable.
 // Like Kafka after a clean shutdown, a byte flipped in a closed segment
 // after Close goes unnoticed until that batch is read (reads check CRCs).
 //
@@ -89,15 +91,18 @@
 // Appends encode once into the active segment's write buffer, which goes to
 // the OS in large writes (when it grows past 256 KiB, before a roll, and on
 // Flush, Close and Crash(true)); reads of the active segment read the
-// buffer directly. The Log writes at the positions it knows, never "at the
+// buffer directly. A follower's AppendRaw copies the validated frame bytes
+// unchanged. Reads find the segment by binary search, then the index floor,
+// then read forward with large preads; Fetch decodes records out of a
+// reusable read buffer with one copy per batch. The Log writes at the positions it knows, never "at the
 // end of the file", so damage done behind its back is overwritten exactly
 // as a disk would overwrite it.
 //
 // Durability follows a page-cache model. Bytes handed to the OS survive a
 // process crash (Crash(true)). Only an fsync makes them survive a machine
 // failure (Crash(false)): a segment's flushed length moves on Flush, on a
-// roll (the old segment is fsynced), on Close, on TruncateTo and inside
-// Compact. Crash(false) truncates every segment back to its flushed length
+// roll (the old segment is fsynced), on Close, on TruncateTo, ResetTo and
+// retention, and inside Compact. Crash(false) truncates every segment back to its flushed length
 // and deletes the segments whose creation was never made durable by a
 // directory fsync; index entries beyond the flushed length go with them.
 // Bytes found on disk at Open count as flushed.

@@ -24,16 +24,7 @@ func (l *Log) flush() error {
 			return err
 		}
 	}
-	for _, s := range l.segs {
-		if !s.durable {
-			if err := syncDir(l.dir); err != nil {
-				return err
-			}
-			l.markDurable()
-			break
-		}
-	}
-	return nil
+	return l.syncDirIfNeeded()
 }
 
 // Close is the graceful shutdown: it flushes, writes the clean-shutdown

@@ -29,6 +29,12 @@ type Log struct {
 	wbuf    []byte
 	scanBuf []byte
 	readBuf []byte // Fetch's reusable read window
+	// dirDirty says the directory has a change that no fsync made durable
+	// yet: the clean-shutdown marker consumed by Open. Every path that makes
+	// segment changes durable fsyncs the directory first when it is set, so
+	// a machine failure can never bring back a marker that no longer
+	// describes the files.
+	dirDirty bool
 	closed  bool
 	// compactions counts compactions run by this Log, for the temporary
 	// directories' deterministic token.
@@ -172,6 +178,23 @@ func (l *Log) readAt(s *segment, p []byte, off int64) error {
 	// The rest is pending: only the active segment has pending bytes.
 	start := off + int64(n) - s.written
 	copy(p[n:], l.wbuf[start:])
+	return nil
+}
+
+// syncDirIfNeeded fsyncs the directory when a segment's creation or the
+// marker's deletion is not durable yet.
+func (l *Log) syncDirIfNeeded() error {
+	need := l.dirDirty
+	for _, s := range l.segs {
+		need = need || !s.durable
+	}
+	if !need {
+		return nil
+	}
+	if err := syncDir(l.dir); err != nil {
+		return err
+	}
+	l.markDurable()
 	return nil
 }
 

@@ -116,28 +116,28 @@ func writeMarker(dir string, m marker) error {
 	return syncDir(dir)
 }
 
-// consumeMarker reads the marker, if any, and deletes it durably, so that a
-// crash after this open forces a full scan. It returns nil without a
-// marker; problem says why a present marker cannot be trusted.
-func consumeMarker(dir string) (m *marker, problem string, err error) {
+// consumeMarker reads the marker, if any, and deletes it, so that a crash
+// after this open forces a full scan. It returns nil without a marker;
+// problem says why a present marker cannot be trusted; removed says a
+// marker was deleted. The deletion is made durable by the log's next
+// directory fsync, which comes before any change to the segments becomes
+// durable (see Log.dirDirty).
+func consumeMarker(dir string) (m *marker, problem string, removed bool, err error) {
 	path := filepath.Join(dir, MarkerFileName)
 	os.Remove(path + ".tmp") // a Close interrupted before its rename
 	data, rerr := os.ReadFile(path)
 	if errors.Is(rerr, fs.ErrNotExist) {
-		return nil, "", nil
+		return nil, "", false, nil
 	}
 	if err := os.RemoveAll(path); err != nil {
-		return nil, "", storageErr(err, "delete clean-shutdown marker")
-	}
-	if err := syncDir(dir); err != nil {
-		return nil, "", err
+		return nil, "", false, storageErr(err, "delete clean-shutdown marker")
 	}
 	if rerr != nil {
-		return nil, rerr.Error(), nil
+		return nil, rerr.Error(), true, nil
 	}
 	dm, derr := decodeMarker(data)
 	if derr != nil {
-		return nil, derr.Error(), nil
+		return nil, derr.Error(), true, nil
 	}
-	return &dm, "", nil
+	return &dm, "", true, nil
 }

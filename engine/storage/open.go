@@ -83,12 +83,17 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 	if err != nil {
 		return nil, rep, err
 	}
-	mk, problem, err := consumeMarker(dir)
+	mk, problem, removed, err := consumeMarker(dir)
 	if err != nil {
 		return nil, rep, err
 	}
 	rep.MarkerIgnored = problem
-	l := &Log{dir: dir, opts: opts, epoch: leaderEpoch}
+	l := &Log{dir: dir, opts: opts, epoch: leaderEpoch, dirDirty: removed}
+	defer func() {
+		if l.segs == nil && removed {
+			syncDir(dir) // a failed open still consumes the marker durably
+		}
+	}()
 	if len(bases) == 0 {
 		s, err := createSegment(dir, 0)
 		if err != nil {
@@ -100,6 +105,7 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 		}
 		s.durable = true
 		l.segs = []*segment{s}
+		l.dirDirty = false
 		rep.Segments = 1
 		return l, rep, nil
 	}
@@ -118,12 +124,15 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 			s, err := l.recoverSegment(base, i == len(bases)-1, &rep)
 			if err != nil {
 				l.closeFiles()
+				l.segs = nil
 				return nil, rep, err
 			}
 			l.segs = append(l.segs, s)
 			if i > 0 && s.base < l.segs[i-1].next {
+				err := kerr.New(kerr.StorageError, "segment base offsets are not contiguous: %s starts at %d, below the previous segment's next offset %d", SegmentFileName(s.base), s.base, l.segs[i-1].next)
 				l.closeFiles()
-				return nil, rep, kerr.New(kerr.StorageError, "segment base offsets are not contiguous: %s starts at %d, below the previous segment's next offset %d", SegmentFileName(s.base), s.base, l.segs[i-1].next)
+				l.segs = nil
+				return nil, rep, err
 			}
 		}
 	}

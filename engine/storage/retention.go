@@ -93,5 +93,9 @@ func (l *Log) DeleteClosedSegments(bases []int64) error {
 		l.segs = l.segs[1:]
 		want = want[1:]
 	}
-	return syncDir(l.dir)
+	if err := syncDir(l.dir); err != nil {
+		return err
+	}
+	l.markDurable()
+	return nil
 }

@@ -193,9 +193,10 @@ func (s *segment) info(active bool) SegmentInfo {
 	}
 }
 
-// skipFsync turns fsync into a no-op. Only benchmarks set it, to measure
-// how much of a workload's time the disk's fsyncs take (-nofsync); the
-// page-cache model tracks flushed lengths itself and behaves the same.
+// skipFsync turns fsync into a no-op. Only tests set it: benchmarks, to
+// measure how much of a workload's time the disk's fsyncs take (-nofsync),
+// and the state-machine test, to spare the disk. The page-cache model
+// tracks flushed lengths itself and behaves the same either way.
 var skipFsync = false
 
 // fsync makes a file's (or directory's) written state durable.

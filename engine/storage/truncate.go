@@ -36,6 +36,13 @@ func (l *Log) TruncateTo(offset int64) error {
 	if err := l.writeOut(); err != nil {
 		return err
 	}
+	if l.dirDirty {
+		// Truncation may shorten a closed segment: make the consumed
+		// marker's deletion durable first.
+		if err := l.syncDirIfNeeded(); err != nil {
+			return err
+		}
+	}
 	j := l.segmentFor(offset)
 	seg := l.segs[j]
 	// Find B, the first batch with next offset > offset, and the next offset
@@ -158,4 +165,35 @@ func (l *Log) syncSegment(s *segment) error {
 	}
 	s.synced = -1
 	return s.sync()
+}
+
+// ResetTo deletes every segment and starts an empty log whose start offset
+// and LEO are offset (Kafka's truncateFullyAndStartAt). A follower uses it
+// when its LEO is below the leader's log start (decision 11). The leader
+// epoch is kept. The result is durable when ResetTo returns.
+func (l *Log) ResetTo(offset int64) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if offset < 0 {
+		return kerr.Argument("reset offset cannot be negative, got %d", offset)
+	}
+	l.wbuf = l.wbuf[:0]
+	for len(l.segs) > 0 {
+		last := l.segs[len(l.segs)-1]
+		if err := last.remove(); err != nil {
+			return err
+		}
+		l.segs = l.segs[:len(l.segs)-1]
+	}
+	s, err := createSegment(l.dir, offset)
+	if err != nil {
+		return err
+	}
+	l.segs = []*segment{s}
+	if err := syncDir(l.dir); err != nil {
+		return err
+	}
+	l.markDurable()
+	return nil
 }

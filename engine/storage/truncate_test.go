@@ -2,6 +2,7 @@ package storage
 
 import (
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -161,4 +162,35 @@ func TestTruncateToLogStartAfterRetention(t *testing.T) {
 		t.Fatalf("start %d LEO %d", l.LogStartOffset(), l.LEO())
 	}
 	wantCode(t, l.TruncateTo(2), kerr.OffsetOutOfRange, "")
+}
+
+// ResetTo empties the log and restarts it at any offset, durably.
+func TestResetTo(t *testing.T) {
+	dir := t.TempDir()
+	l := retentionLog(t, dir, 0, 50, 150, 250)
+	l.SetLeaderEpoch(3)
+	mustAppend(t, l, values(0, "pending")) // still buffered
+	if err := l.ResetTo(42); err != nil {
+		t.Fatal(err)
+	}
+	if l.LogStartOffset() != 42 || l.LEO() != 42 || l.SizeBytes() != 0 || l.LeaderEpoch() != 3 {
+		t.Fatalf("start %d LEO %d size %d epoch %d", l.LogStartOffset(), l.LEO(), l.SizeBytes(), l.LeaderEpoch())
+	}
+	wantEqual(t, "files", keys(fileBytes(t, dir)), []string{IndexFileName(42), SegmentFileName(42)})
+	mustAppend(t, l, values(0, "x"))
+	l.Crash(false)
+	l, _ = mustOpen(t, dir, opts(80, 1))
+	if l.LogStartOffset() != 42 || l.LEO() != 42 {
+		t.Fatalf("after crash: start %d LEO %d", l.LogStartOffset(), l.LEO())
+	}
+	wantCode(t, l.ResetTo(-1), kerr.InvalidArgument, "")
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
