@@ -35,7 +35,7 @@ type Log struct {
 	// a machine failure can never bring back a marker that no longer
 	// describes the files.
 	dirDirty bool
-	closed  bool
+	closed   bool
 	// compactions counts compactions run by this Log, for the temporary
 	// directories' deterministic token.
 	compactions int
