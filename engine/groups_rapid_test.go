@@ -1,0 +1,211 @@
+package engine_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/txn"
+)
+
+// coordModel drives consumers, groups and transactions on a 2-broker
+// cluster. Transactional values are "x<instance>-<n>", plain ones "p<n>";
+// instance numbers count every begin, so the model knows which instance a
+// record belongs to even when ids are reused.
+type coordModel struct {
+	c       *engine.Cluster
+	clk     *clock.Manual
+	tps     []engine.TopicPartition
+	next    int
+	inst    map[string]int // txn id → its current instance
+	lastID  map[int]string // instance → txn id
+	current int
+	cons    []*engine.Consumer
+	// finished records, for instances replaced by a later begin, whether
+	// they had committed.
+	finished map[int]bool
+}
+
+// committedInstance reports whether the instance's transaction completed
+// with a commit (only the current instance of an id can still change).
+func (m *coordModel) committedInstance(inst int) bool {
+	id := m.lastID[inst]
+	if m.inst[id] != inst {
+		return m.finished[inst]
+	}
+	d, err := m.c.DescribeTransaction(id)
+	return err == nil && d.State == txn.CompleteCommit
+}
+
+// TestCoordinationStateMachine: random plain produces (acks 1 or all),
+// transactions (begin, send, send offsets, commit, abort, with retries when
+// a marker fails), replication, promotion and rejoin, clock advances
+// (session expiry), and consumers (subscribe, refresh, heartbeat, poll with
+// either isolation, commit, close). After every step:
+//   - read_committed never returns a record of an aborted or unfinished
+//     transaction (fetch and consumer poll);
+//   - LSO <= HW on every partition;
+//   - every committed offset is <= the partition's HW;
+//   - a STABLE generation never assigns one partition to two members.
+func TestCoordinationStateMachine(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		dir, err := os.MkdirTemp("", "minikafka-coord")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		m := &coordModel{clk: clock.NewManual(0), inst: map[string]int{}, lastID: map[int]string{}, finished: map[int]bool{}}
+		cfg := engine.DefaultConfig(dir)
+		cfg.BrokerIDs = []int32{1, 2}
+		cfg.SessionTimeoutMs = 50
+		cfg.ReplicaLagTimeMaxMs = 1000
+		if m.c, _, err = engine.Open(cfg, m.clk); err != nil {
+			rt.Fatal(err)
+		}
+		defer m.c.Close()
+		if _, err := m.c.CreateTopic("t", 2, 2); err != nil {
+			rt.Fatal(err)
+		}
+		m.tps = []engine.TopicPartition{tp("t", 0), tp("t", 1)}
+		ids := rapid.SampledFrom([]string{"a", "b"})
+		parts := rapid.SampledFrom(m.tps)
+		rt.Repeat(map[string]func(*rapid.T){
+			"produce": func(t *rapid.T) {
+				acks := rapid.SampledFrom([]engine.AckMode{engine.Acks1, engine.AcksAll}).Draw(t, "acks")
+				m.next++
+				_, _ = m.c.Produce("t", parts.Draw(t, "tp").Partition, rec(fmt.Sprintf("p%d", m.next)), acks)
+			},
+			"begin": func(t *rapid.T) {
+				id := ids.Draw(t, "id")
+				old, had := m.inst[id]
+				wasCommitted := had && m.committedInstance(old)
+				if err := m.c.BeginTransaction(id); err == nil {
+					if had {
+						m.finished[old] = wasCommitted
+					}
+					m.current++
+					m.inst[id], m.lastID[m.current] = m.current, id
+				}
+			},
+			"send": func(t *rapid.T) {
+				id := ids.Draw(t, "id")
+				m.next++
+				_, _ = m.c.TransactionSend(id, "t", parts.Draw(t, "tp").Partition, rec(fmt.Sprintf("x%d-%d", m.inst[id], m.next)))
+			},
+			"send_offsets": func(t *rapid.T) {
+				p := parts.Draw(t, "tp")
+				hw, _ := m.c.HighWatermark(p)
+				_ = m.c.TransactionSendOffsets(ids.Draw(t, "id"), "g", map[engine.TopicPartition]int64{p: hw})
+			},
+			"commit": func(t *rapid.T) { _, _ = m.c.CommitTransaction(ids.Draw(t, "id")) },
+			"abort":  func(t *rapid.T) { _, _ = m.c.AbortTransaction(ids.Draw(t, "id")) },
+			"replicate": func(t *rapid.T) {
+				_, _ = m.c.Replicate(nil, engine.AllFollowers)
+			},
+			"promote": func(t *rapid.T) {
+				p := parts.Draw(t, "tp")
+				b := rapid.Int32Range(1, 2).Draw(t, "broker")
+				if err := m.c.Promote(p, b); err == nil {
+					_ = m.c.Rejoin(p, 3-b)
+				}
+			},
+			"advance": func(t *rapid.T) {
+				if err := m.c.Advance(int64(rapid.IntRange(0, 30).Draw(t, "ms"))); err != nil {
+					t.Fatal(err)
+				}
+			},
+			"subscribe": func(t *rapid.T) {
+				if len(m.cons) >= 3 {
+					return
+				}
+				iso := rapid.SampledFrom([]engine.Isolation{engine.ReadUncommitted, engine.ReadCommitted}).Draw(t, "iso")
+				con, err := m.c.NewConsumer(engine.ConsumerOptions{GroupID: "g", Isolation: iso})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := con.Subscribe([]string{"t"}); err != nil {
+					t.Fatal(err)
+				}
+				m.cons = append(m.cons, con)
+			},
+			"consumer": func(t *rapid.T) {
+				if len(m.cons) == 0 {
+					return
+				}
+				con := rapid.SampledFrom(m.cons).Draw(t, "consumer")
+				switch rapid.IntRange(0, 4).Draw(t, "op") {
+				case 0:
+					_ = con.RefreshAssignment()
+				case 1:
+					_ = con.Heartbeat()
+				case 2:
+					recs, _ := con.Poll(rapid.IntRange(0, 5).Draw(t, "max"))
+					if con.Isolation() == engine.ReadCommitted {
+						m.checkCommitted(t, "consumer poll", recs)
+					}
+				case 3:
+					_ = con.Commit()
+				case 4:
+					_ = con.Close()
+					m.cons = slices.DeleteFunc(m.cons, func(x *engine.Consumer) bool { return x == con })
+				}
+			},
+			"": func(t *rapid.T) { m.check(t) },
+		})
+	})
+}
+
+func (m *coordModel) checkCommitted(t *rapid.T, what string, recs []engine.StoredRecord) {
+	for _, r := range recs {
+		v := string(r.Value)
+		if !strings.HasPrefix(v, "x") {
+			continue
+		}
+		var inst, n int
+		if _, err := fmt.Sscanf(v, "x%d-%d", &inst, &n); err != nil {
+			t.Fatalf("%s: bad value %q", what, v)
+		}
+		if !m.committedInstance(inst) {
+			t.Fatalf("%s returned %q at %s@%d: instance %d of %s is not committed", what, v, tp(r.Topic, r.Partition), r.Offset, inst, m.lastID[inst])
+		}
+	}
+}
+
+func (m *coordModel) check(t *rapid.T) {
+	for _, p := range m.tps {
+		st, err := m.c.PartitionState(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.LSO > st.HW {
+			t.Fatalf("%s: LSO %d > HW %d", p, st.LSO, st.HW)
+		}
+		recs, err := m.c.Fetch(p, st.LogStart, 10000, engine.ReadCommitted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.checkCommitted(t, "read_committed fetch", recs)
+		if o, ok, _ := m.c.CommittedOffset("g", p); ok && o > st.HW {
+			t.Fatalf("%s: committed offset %d > HW %d", p, o, st.HW)
+		}
+	}
+	d, err := m.c.DescribeGroup("g")
+	if err != nil {
+		return // no member and no commit yet
+	}
+	owner := map[engine.TopicPartition]string{}
+	for _, mem := range d.Members {
+		for _, p := range mem.Assignment {
+			if prev, dup := owner[p]; dup {
+				t.Fatalf("generation %d assigns %s to %s and %s", d.Generation, p, prev, mem.MemberID)
+			}
+			owner[p] = mem.MemberID
+		}
+	}
+}
