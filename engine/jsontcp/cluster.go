@@ -12,6 +12,11 @@ import (
 // safe for concurrent use; the Server calls it from one goroutine.
 type ClusterBackend struct {
 	Cluster *engine.Cluster
+	// KeepEvents leaves the cluster's event queue alone, for a caller that
+	// reads the trace after each command (a REPL dispatching a request to
+	// its own cluster). By default every call drains it: nobody reads the
+	// trace behind a server, and it must not grow without bound.
+	KeepEvents bool
 }
 
 // NewClusterBackend binds the adapter to c.
@@ -19,9 +24,12 @@ func NewClusterBackend(c *engine.Cluster) *ClusterBackend {
 	return &ClusterBackend{Cluster: c}
 }
 
-// drain discards the cluster's event queue: nobody reads the trace behind a
-// server, and it must not grow without bound.
-func (b *ClusterBackend) drain() { b.Cluster.TakeEvents() }
+// drain discards the cluster's event queue unless KeepEvents is set.
+func (b *ClusterBackend) drain() {
+	if !b.KeepEvents {
+		b.Cluster.TakeEvents()
+	}
+}
 
 // CreateTopic creates a topic.
 func (b *ClusterBackend) CreateTopic(name string, partitions, replicationFactor int) error {

@@ -418,3 +418,28 @@ func TestClusterClient(t *testing.T) {
 		t.Fatalf("%s %v", got, err)
 	}
 }
+
+// Dispatch on a cluster the caller owns (the REPL's own cluster): the
+// chapter 10 experiment without a socket, the event trace kept for the caller.
+func TestClusterDispatchKeepsEventsWhenAsked(t *testing.T) {
+	c := openCluster(t, 1, nil)
+	b := &ClusterBackend{Cluster: c, KeepEvents: true}
+	for _, step := range []struct{ req, resp string }{
+		{createEvents, `{"ok":true,"topic":"events"}`},
+		{produceHello, `{"ok":true,"partition":0,"offset":0}`},
+		{fetchEvents, `{"ok":true,"records":[{"offset":0,"key_b64":null,"value_b64":"aGVsbG8="}]}`},
+	} {
+		if got := strings.TrimSuffix(string(Dispatch(b, []byte(step.req))), "\n"); got != step.resp {
+			t.Fatalf("%s\n got %s\nwant %s", step.req, got, step.resp)
+		}
+	}
+	if len(c.TakeEvents()) == 0 {
+		t.Fatal("the produce's events were drained")
+	}
+	if err := NewClusterBackend(c).Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.TakeEvents()); n != 0 {
+		t.Fatalf("a server backend left %d events", n)
+	}
+}
