@@ -14,7 +14,7 @@ import (
 
 var checkCommand = &Command{
 	Name:    "check",
-	Args:    "SUBJECT QUANTITY [key=K] [isolation=read_committed] OP VALUE",
+	Args:    "SUBJECT QUANTITY [TP] [key=K] [isolation=read_committed] OP VALUE",
 	Summary: "assert a quantity of the cluster: prints ok, or fails with expected and actual",
 	Detail: `A check compares one quantity with a value and fails (CHECK_FAILED,
 "expected ..., got ...") when the comparison does not hold, so a lab or
@@ -27,10 +27,19 @@ Partition quantities, SUBJECT being a partition such as events-0:
   epoch                               the leader epoch
   isr                                 the ISR as a set: check events-0 isr == 1,2
   records [isolation=read_committed]  how many records a consumer sees now
-Topic and broker quantities:
+Topic, broker, group, consumer and transaction quantities:
   check TOPIC partition-of key=K == P     where the partitioner sends key K
   check TOPIC partitions == N
   check broker ID up == true|false
+  check group G committed TP == N         none when nothing is committed
+  check group G lag TP == N               HW - committed offset
+  check group G state == stable           empty, stable
+  check group G generation == N
+  check group G members == N
+  check consumer C position TP == N       also committed TP, lag TP
+  check consumer C assignment == orders-0,orders-2
+  check consumer C generation == N
+  check txn ID state == complete_commit   ongoing, prepare_commit, ...
 
 Examples:
   check events-0 hw == 1
@@ -77,11 +86,34 @@ func runCheck(s *Session, w io.Writer, a *Args) error {
 
 // evaluate reads the quantity a check names.
 func (s *Session) evaluate(a *Args, subject []string) (quantity, error) {
-	if len(subject) != 2 && !(len(subject) == 3 && subject[0] == "broker") {
-		return quantity{}, a.usage("a check names a subject and a quantity, e.g. check events-0 hw == 1")
+	switch subject[0] {
+	case "broker", "group", "consumer", "txn":
+		if len(subject) < 3 || len(subject) > 4 {
+			return quantity{}, a.usage("a %s check reads: check %s NAME QUANTITY [TP] OP VALUE", subject[0], subject[0])
+		}
 	}
-	if subject[0] == "broker" {
+	switch subject[0] {
+	case "broker":
+		if len(subject) != 3 {
+			return quantity{}, a.usage("a broker check reads up: check broker 2 up == false")
+		}
 		return s.brokerQuantity(a, subject[1], subject[2])
+	case "group":
+		return s.groupQuantity(a, subject[1], subject[2], subject[3:])
+	case "consumer":
+		return s.consumerQuantity(a, subject[1], subject[2], subject[3:])
+	case "txn":
+		if len(subject) != 3 || subject[2] != "state" {
+			return quantity{}, a.usage("a transaction check reads its state: check txn t1 state == complete_commit")
+		}
+		d, err := s.cluster.DescribeTransaction(subject[1])
+		if err != nil {
+			return quantity{}, err
+		}
+		return wordQ(d.State.String()), nil
+	}
+	if len(subject) != 2 {
+		return quantity{}, a.usage("a check names a subject and a quantity, e.g. check events-0 hw == 1")
 	}
 	switch subject[1] {
 	case "partition-of", "partitions":
@@ -200,4 +232,95 @@ func (s *Session) brokerQuantity(a *Args, idText, what string) (quantity, error)
 		}
 	}
 	return quantity{}, a.usage("no broker %d (brokers: %s)", id, joinIDs(s.cfg.BrokerIDs, ","))
+}
+
+// groupQuantity reads a group's committed offset or lag of a partition, or
+// its state, generation or member count.
+func (s *Session) groupQuantity(a *Args, g, what string, rest []string) (quantity, error) {
+	d, err := s.cluster.DescribeGroup(g)
+	if err != nil {
+		return quantity{}, err
+	}
+	switch what {
+	case "state":
+		return wordQ(d.State.String()), nil
+	case "generation":
+		return intQ(int64(d.Generation)), nil
+	case "members":
+		return intQ(int64(len(d.Members))), nil
+	case "committed", "lag":
+		if len(rest) != 1 {
+			return quantity{}, a.usage("check group %s %s TP OP N, e.g. check group %s %s orders-0 == 3", g, what, g, what)
+		}
+		tp, err := topic.Parse(rest[0])
+		if err != nil {
+			return quantity{}, a.usage("%s is not a partition such as orders-0", rest[0])
+		}
+		for _, p := range d.Partitions {
+			if p.TP != tp {
+				continue
+			}
+			v := p.CurrentOffset
+			if what == "lag" {
+				v = p.Lag
+			}
+			if v < 0 {
+				return wordQ("none"), nil
+			}
+			return intQ(v), nil
+		}
+		return wordQ("none"), nil
+	}
+	return quantity{}, a.usage("unknown group quantity %q; one of committed TP, lag TP, state, generation, members", what)
+}
+
+// consumerQuantity reads a consumer's position, committed offset or lag of
+// a partition, its assignment or its generation.
+func (s *Session) consumerQuantity(a *Args, name, what string, rest []string) (quantity, error) {
+	c, err := s.consumerNamed(name)
+	if err != nil {
+		return quantity{}, err
+	}
+	switch what {
+	case "assignment":
+		return wordQ(strings.Join(tpNames(c.Assignment()), ",")), nil
+	case "generation":
+		g, joined := c.Generation()
+		if !joined {
+			return wordQ("none"), nil
+		}
+		return intQ(int64(g)), nil
+	case "position", "committed", "lag":
+		if len(rest) != 1 {
+			return quantity{}, a.usage("check consumer %s %s TP OP N, e.g. check consumer %s %s orders-0 == 3", name, what, name, what)
+		}
+		tp, err := topic.Parse(rest[0])
+		if err != nil {
+			return quantity{}, a.usage("%s is not a partition such as orders-0", rest[0])
+		}
+		switch what {
+		case "committed":
+			o, ok, err := c.Committed(tp)
+			if err != nil {
+				return quantity{}, err
+			}
+			if !ok {
+				return wordQ("none"), nil
+			}
+			return intQ(o), nil
+		case "lag":
+			o, err := c.Lag(tp)
+			if err != nil {
+				return quantity{}, err
+			}
+			return intQ(o), nil
+		}
+		for _, p := range c.Positions() {
+			if p.TP == tp {
+				return intQ(p.Offset), nil
+			}
+		}
+		return wordQ("none"), nil
+	}
+	return quantity{}, a.usage("unknown consumer quantity %q; one of position TP, committed TP, lag TP, assignment, generation", what)
 }

@@ -319,6 +319,7 @@ func runClusterRestart(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	s.cluster, s.cfg, s.opened = c, cfg, report
+	s.consumers = nil // they belonged to the cluster that was closed
 	return s.emit(w, newClusterOpened(s, "restart", report))
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/repl/dumplog"
 )
 
 var logCommand = &Command{
@@ -31,15 +32,18 @@ replica (default: the leader).`,
 		},
 		{
 			Name:    "dump",
-			Args:    "TP [broker=ID] [segment=BASE]",
+			Args:    "TP [broker=ID] [segment=BASE] [records]",
 			Summary: "kafka-dump-log style: one line per batch with offsets, epoch, producer fields, position, CRC",
 			Detail: `Prints each segment file as kafka-dump-log.sh prints a Kafka segment:
 Dumping FILE, then one line per batch (baseOffset, lastOffset, count,
 producer id/epoch/sequence, partitionLeaderEpoch, isTransactional,
 isControl, position, CreateTime, size, crc, isvalid), and a line for
-invalid bytes at the end of a damaged file. segment=BASE dumps one file.`,
+invalid bytes at the end of a damaged file. segment=BASE dumps one file;
+records adds a line per record (Kafka's --deep-iteration --print-data-log).
+MKB1 has no magic, compresscodec or deleteHorizonMs, so they are left out.`,
 			Positional: []Param{{Name: "TP", Values: livePartitions}},
 			Keys:       []Param{{Name: "broker", Values: liveBrokers}, {Name: "segment"}},
+			Flags:      []Param{{Name: "records"}},
 			Run:        runLogDump,
 		},
 		{
@@ -471,10 +475,13 @@ func runCompact(s *Session, w io.Writer, a *Args) error {
 	return s.emit(w, res)
 }
 
-// dumpView is the result of log dump.
+// dumpView is the result of log dump. Its text is repl/dumplog's
+// kafka-dump-log rendering, shared with `minikafka dump-log FILE`.
 type dumpView struct {
 	Broker   int32         `json:"broker"`
 	Segments []dumpSegment `json:"segments"`
+	records  bool
+	segs     []dumplog.Segment
 }
 
 type dumpSegment struct {
@@ -483,7 +490,6 @@ type dumpSegment struct {
 	Batches      []dumpBatch `json:"batches"`
 	InvalidBytes int64       `json:"invalid_bytes"`
 	Reason       string      `json:"invalid_reason,omitempty"`
-	Error        string      `json:"error,omitempty"`
 }
 
 type dumpBatch struct {
@@ -504,27 +510,10 @@ type dumpBatch struct {
 	CRC             uint32 `json:"crc"`
 }
 
-// writeText prints kafka-dump-log.sh's batch lines. MiniKafka stores MKB1
-// frames, so magic is MKB1's format version (1) where Kafka prints 2, and
-// CreateTime is the batch's newest record timestamp (manual clock ms).
 func (v dumpView) writeText(w io.Writer, _ *style) error {
-	for _, sg := range v.Segments {
-		fmt.Fprintf(w, "Dumping %s\n", sg.File)
-		fmt.Fprintf(w, "Log starting offset: %d\n", sg.Base)
-		for _, b := range sg.Batches {
-			fmt.Fprintf(w, "baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t deleteHorizonMs: OptionalLong.empty position: %d CreateTime: %d size: %d magic: 1 compresscodec: none crc: %d isvalid: true\n",
-				b.BaseOffset, b.LastOffset, b.Count, b.BaseSequence, b.LastSequence, b.ProducerID, b.ProducerEpoch, b.LeaderEpoch,
-				b.Transactional, b.Control != "", b.Position, b.CreateTime, b.Size, b.CRC)
-			if b.Control != "" {
-				fmt.Fprintf(w, "| offset: %d CreateTime: %d keySize: -1 valueSize: -1 sequence: %d headerKeys: [] endTxnMarker: %s coordinatorEpoch: 0\n",
-					b.BaseOffset, b.CreateTime, b.BaseSequence, strings.ToUpper(b.Control))
-			}
-		}
-		if sg.Error != "" {
-			fmt.Fprintf(w, "error reading %s: %s\n", sg.File, sg.Error)
-		}
-		if sg.InvalidBytes > 0 {
-			fmt.Fprintf(w, "Found %d invalid bytes at the end of %s (%s)\n", sg.InvalidBytes, filepath.Base(sg.File), sg.Reason)
+	for _, seg := range v.segs {
+		if err := dumplog.Text(w, seg, v.records); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -544,45 +533,45 @@ func runLogDump(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return a.usage("%v", err)
 	}
-	v := dumpView{Broker: b}
-	bySegment := map[int64]*dumpSegment{}
-	for _, sg := range segs {
-		v.Segments = append(v.Segments, dumpSegment{File: s.relPath(sg.LogPath), Base: sg.Base, Batches: []dumpBatch{}})
-	}
-	for i := range v.Segments {
-		bySegment[v.Segments[i].Base] = &v.Segments[i]
-	}
+	// The batches come from the running log (which may still buffer its
+	// newest bytes); damage written to a file (corrupt) shows only on disk.
+	bySegment := map[int64][]storage.RawBatch{}
 	from := l.LogStartOffset()
 	if given {
 		from = segs[0].Base
 	}
-	scanErr := l.Batches(from, func(rb storage.RawBatch) error {
-		sg := bySegment[rb.Segment]
-		if sg == nil {
-			if given && rb.Segment > segs[0].Base {
-				return errStopScan
-			}
-			return nil
+	last := segs[len(segs)-1].Base
+	err = l.Batches(from, func(rb storage.RawBatch) error {
+		if rb.Segment > last {
+			return errStopScan
 		}
-		m := rb.Meta
-		sg.Batches = append(sg.Batches, dumpBatch{
-			BaseOffset: m.BaseOffset, LastOffset: m.LastOffset(), Count: m.RecordCount,
-			BaseSequence: m.BaseSequence, LastSequence: m.LastSequence(), ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
-			LeaderEpoch: m.LeaderEpoch, Transactional: m.Transactional, Control: m.Control.String(), TransactionalID: m.TransactionalID,
-			Position: rb.Position, CreateTime: m.MaxTimestamp, Size: m.Size, CRC: m.CRC,
-		})
+		bySegment[rb.Segment] = append(bySegment[rb.Segment], rb)
 		return nil
 	})
-	if scanErr != nil && scanErr != errStopScan {
-		v.Segments[len(v.Segments)-1].Error = scanErr.Error()
+	if err != nil && err != errStopScan {
+		return err
 	}
-	// Damage written to the files (corrupt) shows up only on disk.
-	for i, sg := range segs {
-		_, valid, size, reason, err := storage.ScanSegmentFile(sg.LogPath)
-		if err == nil && reason != nil && size > valid {
-			v.Segments[i].InvalidBytes = size - valid
-			v.Segments[i].Reason = kerrMessage(reason)
+	v := dumpView{Broker: b, records: a.Flag("records"), Segments: []dumpSegment{}}
+	for _, sg := range segs {
+		seg := dumplog.Segment{Name: s.relPath(sg.LogPath), BaseOffset: sg.Base, Frames: dumplog.FromRaw(bySegment[sg.Base])}
+		if disk, err := dumplog.ReadSegmentFile(sg.LogPath); err == nil && disk.Invalid != nil {
+			seg.Invalid = disk.Invalid
 		}
+		ds := dumpSegment{File: seg.Name, Base: sg.Base, Batches: []dumpBatch{}}
+		for _, f := range seg.Frames {
+			m := f.Meta
+			ds.Batches = append(ds.Batches, dumpBatch{
+				BaseOffset: m.BaseOffset, LastOffset: m.LastOffset(), Count: m.RecordCount,
+				BaseSequence: m.BaseSequence, LastSequence: m.LastSequence(), ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
+				LeaderEpoch: m.LeaderEpoch, Transactional: m.Transactional, Control: m.Control.String(), TransactionalID: m.TransactionalID,
+				Position: f.Position, CreateTime: m.MaxTimestamp, Size: m.Size, CRC: m.CRC,
+			})
+		}
+		if seg.Invalid != nil {
+			ds.InvalidBytes, ds.Reason = seg.Invalid.Bytes, seg.Invalid.Reason
+		}
+		v.Segments = append(v.Segments, ds)
+		v.segs = append(v.segs, seg)
 	}
 	return s.emit(w, v)
 }

@@ -20,7 +20,9 @@ are below the high watermark: committed, visible to consumers. Cells
 framed by : are the tail above the HW: not yet on every ISR member. Under
 the rows, ^HW marks where the committed prefix ends (and ^LSO, ^log-start
 when they differ). Markers: ∅ a tombstone, · an offset compaction
-removed, COMMIT/ABORT a transaction marker. Each row ends with its LEO and
+removed, COMMIT/ABORT a transaction marker, ✗ a record of an aborted
+transaction, ? a record of a transaction not decided yet (it holds the LSO
+back). Each row ends with its LEO and
 notes (not in ISR, crashed, diverged). A long log is elided in the
 middle with …, never wrapped.`,
 	Chapter:    5,
@@ -78,9 +80,11 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 var errStopScan = errors.New("stop")
 
 // readCells reads the cells of the visible columns from a replica's log,
-// one scan per run of consecutive columns.
+// one scan per run of consecutive columns. Records of a transaction are
+// marked aborted (x) or still open (?) from the markers that follow them.
 func readCells(l *storage.Log, cols []int64, keys bool) ([]cell, error) {
 	var out []cell
+	var txnCells []txnCell
 	for i := 0; i < len(cols); {
 		if cols[i] < 0 {
 			i++
@@ -121,6 +125,9 @@ func readCells(l *storage.Log, cols []int64, keys bool) ([]cell, error) {
 				if rec.Value == nil {
 					c.Kind = cellTombstone
 				}
+				if b.Transactional {
+					txnCells = append(txnCells, txnCell{index: len(out), id: b.TransactionalID, next: b.NextOffset()})
+				}
 				out = append(out, c)
 			}
 			return nil
@@ -130,7 +137,61 @@ func readCells(l *storage.Log, cols []int64, keys bool) ([]cell, error) {
 		}
 		i = j + 1
 	}
+	if err := resolveTxnCells(l, out, txnCells); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// txnCell is a transactional record drawn in the picture, waiting to learn
+// how its transaction ended.
+type txnCell struct {
+	index int    // into the cells
+	id    string // transactional id
+	next  int64  // the offset after its batch
+}
+
+// resolveTxnCells scans forward from the first transactional record for the
+// marker that ends each one's transaction: ABORT marks it aborted, no marker
+// yet marks it open; COMMIT leaves it a plain record.
+func resolveTxnCells(l *storage.Log, cells []cell, pending []txnCell) error {
+	if len(pending) == 0 {
+		return nil
+	}
+	from := pending[0].next
+	for _, p := range pending {
+		from = min(from, p.next)
+	}
+	left := len(pending)
+	done := make([]bool, len(pending))
+	err := l.Batches(from, func(rb storage.RawBatch) error {
+		if !rb.Meta.IsControl() {
+			return nil
+		}
+		for i, p := range pending {
+			if done[i] || p.id != rb.Meta.TransactionalID || rb.Meta.BaseOffset < p.next {
+				continue
+			}
+			done[i] = true
+			left--
+			if rb.Meta.Control == record.Abort {
+				cells[p.index].Kind = cellAborted
+			}
+		}
+		if left == 0 {
+			return errStopScan
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return err
+	}
+	for i, p := range pending {
+		if !done[i] && cells[p.index].Kind != cellTombstone {
+			cells[p.index].Kind = cellOpen
+		}
+	}
+	return nil
 }
 
 // preview is a short, printable form of a value for a cell.

@@ -190,11 +190,11 @@ func (r *Registry) unknown(name string) error {
 	for _, c := range r.commands {
 		names = append(names, c.Name)
 	}
-	msg := fmt.Sprintf("unknown command %q", name)
+	msg := fmt.Sprintf("unknown command %q (help lists every command)", name)
 	if s := closest(name, names); s != "" {
-		msg += " (did you mean " + s + "?)"
+		msg = fmt.Sprintf("unknown command %q (did you mean %s? help lists every command)", name, s)
 	}
-	return &UsageError{Msg: msg + "; help lists every command"}
+	return &UsageError{Msg: msg}
 }
 
 // subUsage lists the synopses of a verb's subcommands, one per line.

@@ -25,6 +25,11 @@ func commandTable() []*Command {
 		corruptCommand,
 		retentionCommand,
 		compactCommand,
+		// Consumers and groups
+		consumerCommand,
+		groupCommand,
+		// Transactions
+		txnCommand,
 		// Views and checks
 		offsetsCommand,
 		showCommand,

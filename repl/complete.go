@@ -99,8 +99,12 @@ func (s *Session) argCandidates(cmd *Command, done []Word, prefix string) []stri
 	var out []string
 	if n := len(cmd.Positional); n > 0 {
 		i := min(npos, n-1)
-		if p := cmd.Positional[i]; (npos < n || p.Rest) && p.Values != nil {
+		p := cmd.Positional[i]
+		if (npos < n || p.Rest) && p.Values != nil {
 			out = append(out, withSpace(p.Values(s))...)
+		}
+		if npos < n && !p.Optional {
+			return out // a required argument comes first
 		}
 	}
 	for _, k := range cmd.Keys {

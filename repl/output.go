@@ -191,6 +191,3 @@ var hints = map[kerr.Code]string{
 	kerr.BrokerNotAvailable: "`broker list` shows which brokers are up; `broker restart ID` brings one back",
 	kerr.OffsetOutOfRange:   "`offsets TP` shows the log start offset and the high watermark",
 }
-
-// kerrMessage is an error's message without its code.
-func kerrMessage(err error) string { return kerr.MessageOf(err) }

@@ -62,6 +62,8 @@ const (
 const (
 	// cellWidth is the width of a cell's text; longer values are cut with '~'.
 	cellWidth = 6
+	// colWidth is a column: a separator, a space, the text, a space.
+	colWidth = cellWidth + 3
 	// elideAbove is the number of columns above which the middle is elided.
 	elideAbove = 14
 )
@@ -137,14 +139,17 @@ func (p *picture) writeText(w io.Writer, st *style) error {
 		b.WriteString(strings.Repeat(" ", indent))
 		for _, c := range cols {
 			if c < 0 {
-				b.WriteString("  " + padRunes("…", cellWidth))
+				b.WriteString("  " + padRunes("…", colWidth-2))
 				continue
 			}
-			fmt.Fprintf(&b, "  %-*d", cellWidth, c)
+			fmt.Fprintf(&b, "  %-*d", colWidth-2, c)
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	rowWidth := indent + len(cols)*(cellWidth+2) + 1
+	rowWidth := indent + len(cols)*colWidth + 1
+	if len(cols) == 0 {
+		rowWidth = indent + len("(empty)")
+	}
 	for _, r := range p.Rows {
 		fmt.Fprintln(w, p.row(st, cols, width, rowWidth, r))
 	}
@@ -183,6 +188,10 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 		cells[c.Offset] = c
 	}
 	holds := func(o int64) bool { return r.Up && o >= r.LogStart && o < r.LEO }
+	if len(cols) == 0 && r.Up {
+		b.WriteString("(empty)")
+		visible += len("(empty)")
+	}
 	closing := "" // the separator that closes the last drawn cell
 	for i, o := range cols {
 		text, held := "", false
@@ -199,9 +208,9 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 		}
 		if !held {
 			b.WriteString(closing)
-			b.WriteString(strings.Repeat(" ", cellWidth+2-len(closing)))
+			b.WriteString(strings.Repeat(" ", colWidth-len(closing)))
 			closing = ""
-			visible += cellWidth + 2
+			visible += colWidth
 			continue
 		}
 		sep, paint := "|", st.committed
@@ -209,9 +218,9 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 			sep, paint = ":", st.tail
 		}
 		b.WriteString(sep + " ")
-		b.WriteString(st.paint(paint, padRunes(text, cellWidth)))
+		b.WriteString(st.paint(paint, padRunes(text, cellWidth)) + " ")
 		closing = sep
-		visible += cellWidth + 2
+		visible += colWidth
 	}
 	b.WriteString(closing)
 	visible += len(closing)
@@ -239,7 +248,7 @@ func cellText(c cell) string {
 	case cellAbort:
 		return "ABORT"
 	case cellAborted:
-		return "x" + c.Text
+		return "✗" + c.Text
 	case cellOpen:
 		return "?" + c.Text
 	}
@@ -271,7 +280,7 @@ func (p *picture) markers(cols []int64, indent int) []marker {
 			if c == off {
 				return x, true
 			}
-			x += cellWidth + 2
+			x += colWidth
 		}
 		if len(cols) > 0 && off == cols[len(cols)-1]+1 {
 			return x, true

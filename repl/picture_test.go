@@ -27,11 +27,11 @@ func TestPictureShort(t *testing.T) {
 	}
 	want := "" +
 		"events-0  leader=1 epoch=0  HW=1  LSO=1  log-start=0  ISR=[1 2]\n" +
-		"         0       1       2\n" +
-		"  b1*  | a     : b     : c     :  LEO=3\n" +
-		"  b2   | a     |                  LEO=1\n" +
-		"  b3                              LEO=0, not in ISR, crashed (last known LEO)\n" +
-		"               ^HW\n"
+		"         0        1        2\n" +
+		"  b1*  | a      : b      : c      :  LEO=3\n" +
+		"  b2   | a      |                    LEO=1\n" +
+		"  b3                                 LEO=0, not in ISR, crashed (last known LEO)\n" +
+		"                ^HW\n"
 	if buf.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", buf.String(), want)
 	}
@@ -45,7 +45,7 @@ func TestPictureLongIsElided(t *testing.T) {
 		}}
 	var buf bytes.Buffer
 	_ = p.writeText(&buf, newStyle(false))
-	if !strings.Contains(buf.String(), "| …     |") || !strings.Contains(buf.String(), ": …     :") {
+	if !strings.Contains(buf.String(), "| …      |") || !strings.Contains(buf.String(), ": …      :") {
 		t.Errorf("the middle of a long log must be elided:\n%s", buf.String())
 	}
 	cols := pictureColumns(0, 100, p.marks())

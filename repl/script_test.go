@@ -139,3 +139,36 @@ func TestCommandsDoc(t *testing.T) {
 		t.Fatalf("docs/commands.md is stale; regenerate it with go test ./repl -update\n%s", lineDiff(string(have), buf.String()))
 	}
 }
+
+// TestReadmeFirstSession runs the README's "First session" transcript and
+// compares it with what the REPL prints, so the README never drifts.
+func TestReadmeFirstSession(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "## First session")
+	if !ok {
+		t.Fatal(`README.md has no "## First session" section`)
+	}
+	_, block, ok := strings.Cut(after, "```\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("the First session section has no transcript block")
+	}
+	s := newTestSession(t, Options{})
+	var got strings.Builder
+	for _, line := range strings.Split(block, "\n") {
+		cmd, isCmd := strings.CutPrefix(line, "mk> ")
+		if !isCmd {
+			continue
+		}
+		got.WriteString(line + "\n")
+		if err := s.Exec(&got, cmd); err != nil {
+			t.Errorf("%s: %v", cmd, err)
+		}
+	}
+	if got.String() != block {
+		t.Errorf("README.md's first session differs from the REPL:\n%s", lineDiff(block, got.String()))
+	}
+}

@@ -49,6 +49,8 @@ type Session struct {
 	temp    string
 	// opened is the recovery report of the last open, for the banner.
 	opened engine.OpenReport
+	// consumers are the learner's named consumers of the current cluster.
+	consumers []namedConsumer
 }
 
 // theRegistry is the command table, linked once per process.
@@ -122,6 +124,7 @@ func openCluster(cfg engine.Config, dir string, nowMs int64) (openedCluster, err
 // adopt makes an opened cluster the session's.
 func (s *Session) adopt(o openedCluster) {
 	s.cluster, s.cfg, s.clock, s.temp, s.opened = o.cluster, o.cfg, o.clock, o.temp, o.report
+	s.consumers = nil
 }
 
 // shut closes a cluster gracefully (if it is still running) and removes its
@@ -332,3 +335,33 @@ func (s *Session) describeStart() string {
 	}
 	return msg
 }
+
+// Validate checks a line without running it: it splits, names a command
+// and subcommand, and fits that command's declaration (known keys and
+// flags, the right number of positional arguments). The lab runner calls it
+// for every line of a lab before the first one runs. Values, and what a
+// check expression reads, are checked when the line runs. The error's text
+// is the message alone (no code); it unwraps to a *UsageError.
+func (s *Session) Validate(line string) error {
+	words, err := Split(line)
+	if err != nil {
+		return validationError{&UsageError{Msg: kerr.MessageOf(err)}}
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	cmd, rest, err := s.reg.resolve(words)
+	if err == nil {
+		_, err = newArgs(cmd, line, rest)
+	}
+	if ue, ok := err.(*UsageError); ok {
+		return validationError{ue}
+	}
+	return err
+}
+
+// validationError shows a usage error as its message alone.
+type validationError struct{ *UsageError }
+
+func (v validationError) Error() string { return v.Msg }
+func (v validationError) Unwrap() error { return v.UsageError }

@@ -36,7 +36,7 @@ func TestExecBlankAndComment(t *testing.T) {
 func TestExecErrors(t *testing.T) {
 	s := newTestSession(t, Options{})
 	for line, want := range map[string]string{
-		"nosuch":        "error: INVALID_ARGUMENT: unknown command \"nosuch\"; help lists every command\n",
+		"nosuch":        "error: INVALID_ARGUMENT: unknown command \"nosuch\" (help lists every command)\n",
 		`help "open`:    "error: INVALID_ARGUMENT: unterminated quoted string: missing \" at the end\n",
 		"help\nhistory": "error: INVALID_ARGUMENT: a command must fit on one line\n",
 		"exit now":      "error: INVALID_ARGUMENT: unexpected argument \"now\"\nusage: exit\n",
@@ -210,20 +210,49 @@ func TestColorOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-func TestCompleteNames(t *testing.T) {
+func TestComplete(t *testing.T) {
 	s := newTestSession(t, Options{})
+	for _, l := range []string{"topic create orders partitions=2", "topic create events", "producer create p1"} {
+		if _, err := run(t, s, l); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := map[string][]string{
-		"he":       {"help "},
-		"hi":       {"history "},
-		"help hi":  {"history "},
-		"# he":     nil,
-		`help "he`: nil,
+		"he":                              {"help "},
+		"hi":                              {"history "},
+		"help hi":                         {"history "},
+		"help broker c":                   {"crash "},
+		"br":                              {"broker "},
+		"broker ":                         {"list ", "crash ", "restart "},
+		"broker crash ":                   {"1 ", "2 ", "3 "},
+		"broker crash 2 ":                 {"keep-unflushed "},
+		"topic describe ":                 {"events ", "orders "},
+		"topic describe or":               {"orders "},
+		"fetch ord":                       {"orders-0 ", "orders-1 "},
+		"fetch orders-0 is":               {"isolation="},
+		"fetch orders-0 isolation=read_c": {"isolation=read_committed "},
+		"produce orders ac":               {"acks="},
+		"produce orders acks=":            {"acks=0 ", "acks=1 ", "acks=all "},
+		"produce orders acks=1 a":         nil,
+		"produce orders t":                {"tombstone "},
+		"producer send ":                  {"p1 "},
+		"producer send p1 e":              {"events "},
+		"config set min":                  {"min.insync.replicas="},
+		"clock ":                          {"advance "},
+		"# he":                            nil,
+		`help "he`:                        nil,
+		"nosuch ":                         nil,
 	}
 	for line, want := range cases {
 		_, got := s.Complete(line)
 		if strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("Complete(%q) = %q, want %q", line, got, want)
 		}
+	}
+	// The readline adapter returns suffixes and the typed prefix length.
+	suffixes, n := readlineCompleter{s}.Do([]rune("topic describe or"), len("topic describe or"))
+	if n != 2 || len(suffixes) != 1 || string(suffixes[0]) != "ders " {
+		t.Errorf("readline completion = %q, %d", suffixes, n)
 	}
 }
 
@@ -259,5 +288,31 @@ func TestHistoryPath(t *testing.T) {
 	}
 	if p := HistoryPath(env(map[string]string{"HOME": "/h"})); p != "/h/.minikafka_history" {
 		t.Error(p)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	s := newTestSession(t, Options{})
+	good := []string{"", "# note", "produce orders value=x acks=all", "config", "clock", "check events-0 hw == 1",
+		"check events-0 leo@2 >= 0", "check orders partition-of key=a == 1", "check group g committed orders-0 == 3",
+		"check consumer c position orders-0 == none", "check txn t state == ongoing", "check broker 2 up == true",
+		"txn offsets t1 group=g orders-0=5", "cluster open brokers=1,2 min.insync.replicas=2"}
+	for _, l := range good {
+		if err := s.Validate(l); err != nil {
+			t.Errorf("Validate(%q) = %v", l, err)
+		}
+	}
+	bad := []string{"nosuch", "broker", "broker explode 1", "produce", "produce orders colour=red", `produce "open`, "exit now"}
+	for _, l := range bad {
+		var ue *UsageError
+		if err := s.Validate(l); !errors.As(err, &ue) {
+			t.Errorf("Validate(%q) = %v, want a usage error", l, err)
+		}
+	}
+	if err := s.Validate("nosuch"); err.Error() != `unknown command "nosuch" (help lists every command)` {
+		t.Errorf("a validation error is its message alone: %q", err)
+	}
+	if out, _ := run(t, s, "topic list"); out != "(no topics)\n" {
+		t.Errorf("Validate must not run anything: %q", out)
 	}
 }

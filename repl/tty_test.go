@@ -111,17 +111,19 @@ func (term *terminal) send(keys string) {
 }
 
 // TestTerminal drives the interactive REPL through a real pseudo-terminal:
-// typing a command, tab-completing a command name, recalling history with
-// the up arrow, Ctrl-C cancelling a line, and Ctrl-D exiting cleanly with the
-// history saved.
+// typing a command, tab-completing a command name and a live topic name,
+// the clock in the prompt, recalling history with the up arrow, Ctrl-C
+// cancelling a line, and Ctrl-D exiting cleanly with the history saved.
 func TestTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process on a pseudo-terminal")
 	}
 	state := t.TempDir()
+	start := time.Now()
 	term := startTerminal(t, state)
 	term.expect("Type help, or Ctrl-D to leave.")
 	term.expect("mk> ")
+	t.Logf("first prompt %v after the process started", time.Since(start))
 
 	// Type a command.
 	term.send("help exit\r")
@@ -135,17 +137,31 @@ func TestTerminal(t *testing.T) {
 	term.expect("   1  help exit")
 	term.expect("mk> ")
 
-	// Ctrl-C cancels the line being typed.
-	term.send("garbage-line\x03")
-	term.expect("^C")
-	term.expect("mk> ")
-
 	// The up arrow recalls the previous command (history), Enter runs it.
 	term.send("\x1b[A")
 	term.expect("history")
 	term.send("\r")
 	term.expect("   2  history")
 	term.expect("mk> ")
+
+	// Tab completes a live topic name.
+	term.send("topic create orders partitions=2\r")
+	term.expect("Created topic orders.")
+	term.expect("mk> ")
+	term.send("topic describe or\t")
+	term.expect("orders ")
+	term.send("\r")
+	term.expect("Topic: orders\tPartitionCount: 2")
+	term.expect("mk> ")
+
+	// The prompt shows the manual clock once it has moved.
+	term.send("clock advance 1500ms\r")
+	term.expect("mk[1500ms]> ")
+
+	// Ctrl-C cancels the line being typed.
+	term.send("garbage-line\x03")
+	term.expect("^C")
+	term.expect("mk[1500ms]> ")
 
 	// Ctrl-D on an empty line leaves cleanly.
 	term.send("\x04")

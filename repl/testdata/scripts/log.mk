@@ -10,7 +10,7 @@ replicate
 log segments events-0
 log segments events-0 broker=2
 log dump events-0
-log dump events-0 segment=2
+log dump events-0 segment=2 records
 log index events-0
 log index events-0 segment=99
 log segments events-0 broker=7

@@ -1,0 +1,618 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+)
+
+var consumerCommand = &Command{
+	Name:    "consumer",
+	Summary: "named consumers: positions, polls, commits, and consumer groups",
+	Detail: `A consumer reads partitions from a position (the next offset it will
+read) and commits positions for its group. It is either assigned
+partitions by hand (assign) or a member of its group (subscribe), which
+the coordinator assigns round-robin. There is no revoke barrier: after a
+rebalance, a member keeps its old assignment until it refreshes.`,
+	Chapter: 7,
+	Group:   "Consumers and groups",
+	Sub: []*Command{
+		{
+			Name:    "create",
+			Args:    "NAME [group=G] [auto.offset.reset=earliest|latest|error] [isolation=read_uncommitted|read_committed]",
+			Summary: "create a named consumer (its group defaults to NAME)",
+			Detail: `auto.offset.reset says where a partition without a committed offset
+starts: earliest (the log start, the default), latest (the end), or error
+(OFFSET_OUT_OF_RANGE). isolation=read_committed stops at the last stable
+offset and skips aborted transactions. The member id is member-N.`,
+			Positional: []Param{{Name: "NAME"}},
+			Keys: []Param{
+				{Name: "group", Values: liveGroups},
+				{Name: "auto.offset.reset", Values: choices("earliest", "latest", "error")},
+				{Name: "isolation", Values: choices("read_uncommitted", "read_committed")},
+			},
+			Run: runConsumerCreate,
+		},
+		{
+			Name:       "assign",
+			Args:       "NAME TP...",
+			Summary:    "assign partitions by hand (no group membership)",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Rest: true, Values: livePartitions}},
+			Run:        runConsumerAssign,
+		},
+		{
+			Name:    "subscribe",
+			Args:    "NAME TOPIC...",
+			Summary: "join the consumer's group for these topics; the group rebalances",
+			Detail: `The coordinator starts a new generation and assigns every partition
+round-robin over the members (sorted by member id). Only the joining
+consumer learns its new assignment; the others keep their old one until
+consumer refresh (MiniKafka has no revoke barrier), and their commits
+fail with ILLEGAL_GENERATION meanwhile.`,
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TOPIC", Rest: true, Values: liveTopics}},
+			Run:        runConsumerSubscribe,
+		},
+		{
+			Name:       "refresh",
+			Args:       "NAME",
+			Summary:    "ask the coordinator for the current generation and assignment",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			Run:        runConsumerRefresh,
+		},
+		{
+			Name:    "poll",
+			Args:    "NAME [max=N]",
+			Summary: "read up to max records (default 100) from the assigned partitions and advance the positions",
+			Detail: `Each assigned partition starts at its committed offset, else where
+auto.offset.reset says. Records print in the produce syntax; the
+positions after the poll follow. Positions move past transaction markers
+(and, for read_committed, aborted batches) even when nothing is returned.`,
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			Keys:       []Param{{Name: "max"}},
+			Run:        runConsumerPoll,
+		},
+		{
+			Name:       "seek",
+			Args:       "NAME TP OFFSET",
+			Summary:    "set the position of an assigned partition",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Values: livePartitions}, {Name: "OFFSET"}},
+			Run:        runConsumerSeek,
+		},
+		{
+			Name:       "position",
+			Args:       "NAME [TP]",
+			Summary:    "the next offset the consumer reads from each partition",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Optional: true, Values: livePartitions}},
+			Run:        runConsumerPosition,
+		},
+		{
+			Name:    "commit",
+			Args:    "NAME",
+			Summary: "commit every position for the consumer's group",
+			Detail: `A group member commits through the coordinator, which checks its
+generation (ILLEGAL_GENERATION) and that it owns each partition
+(NOT_PARTITION_OWNER); an empty group refuses (REBALANCE_IN_PROGRESS).
+A hand-assigned consumer writes its group's offsets directly.`,
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			Run:        runConsumerCommit,
+		},
+		{
+			Name:       "committed",
+			Args:       "NAME [TP]",
+			Summary:    "the group's committed offsets (where a restarted consumer resumes)",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Optional: true, Values: livePartitions}},
+			Run:        runConsumerCommitted,
+		},
+		{
+			Name:       "lag",
+			Args:       "NAME [TP]",
+			Summary:    "how far each position is behind the HW (the LSO for read_committed)",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Optional: true, Values: livePartitions}},
+			Run:        runConsumerLag,
+		},
+		{
+			Name:    "heartbeat",
+			Args:    "NAME",
+			Summary: "renew the member's session (session.timeout.ms) with its generation",
+			Detail: `A member that does not heartbeat within session.timeout.ms of clock time
+expires at the next clock advance and its group rebalances. A heartbeat
+with an old generation is ILLEGAL_GENERATION: refresh first.`,
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			Run:        runConsumerHeartbeat,
+		},
+		{
+			Name:       "close",
+			Args:       "NAME",
+			Summary:    "close the consumer; a member leaves its group, which rebalances",
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			Run:        runConsumerClose,
+		},
+		{
+			Name:    "list",
+			Summary: "every consumer: member id, group, assignment, positions",
+			Run:     runConsumerList,
+		},
+	},
+}
+
+func liveConsumers(s *Session) []string {
+	var out []string
+	for _, c := range s.consumers {
+		if !c.c.Closed() {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+func liveGroups(s *Session) []string {
+	gs, err := s.cluster.ListGroups()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.GroupID)
+	}
+	return out
+}
+
+// namedConsumer is a consumer the learner named.
+type namedConsumer struct {
+	name string
+	c    *engine.Consumer
+}
+
+func (s *Session) consumerNamed(name string) (*engine.Consumer, error) {
+	for _, c := range s.consumers {
+		if c.name == name {
+			return c.c, nil
+		}
+	}
+	return nil, kerr.Argument("unknown consumer %q (consumer list shows them; consumer create %s makes one)", name, Quote(name))
+}
+
+// consumerName is the REPL name of a member id, or "".
+func (s *Session) consumerName(memberID string) string {
+	for _, c := range s.consumers {
+		if c.c.MemberID() == memberID {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// consumerView describes one consumer (create, subscribe, refresh, list).
+type consumerView struct {
+	Name          string          `json:"name"`
+	MemberID      string          `json:"member_id"`
+	Group         string          `json:"group"`
+	Isolation     string          `json:"isolation"`
+	Reset         string          `json:"auto_offset_reset"`
+	Subscriptions []string        `json:"subscriptions"`
+	Generation    *int32          `json:"generation"`
+	Assignment    []string        `json:"assignment"`
+	Positions     []positionEntry `json:"positions"`
+	Closed        bool            `json:"closed"`
+	// Stale lists other members whose local assignment is older than the
+	// group's (they have not refreshed since a rebalance).
+	Stale []staleMember `json:"stale_members,omitempty"`
+	verb  string
+}
+
+type positionEntry struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+}
+
+type staleMember struct {
+	Name       string   `json:"name"`
+	MemberID   string   `json:"member_id"`
+	Local      []string `json:"local_assignment"`
+	Assignment []string `json:"assignment"`
+}
+
+func newConsumerView(name string, c *engine.Consumer) consumerView {
+	v := consumerView{Name: name, MemberID: c.MemberID(), Group: c.GroupID(), Isolation: c.Isolation().String(),
+		Reset: c.AutoOffsetReset(), Subscriptions: append([]string{}, c.Subscriptions()...),
+		Assignment: tpNames(c.Assignment()), Positions: []positionEntry{}, Closed: c.Closed()}
+	if g, joined := c.Generation(); joined {
+		v.Generation = &g
+	}
+	for _, p := range c.Positions() {
+		v.Positions = append(v.Positions, positionEntry{Topic: p.TP.Topic, Partition: p.TP.Partition, Offset: p.Offset})
+	}
+	return v
+}
+
+func (v consumerView) writeText(w io.Writer, _ *style) error {
+	switch v.verb {
+	case "create":
+		fmt.Fprintf(w, "consumer %s: %s in group %s (auto.offset.reset=%s, %s)\n", v.Name, v.MemberID, v.Group, v.Reset, v.Isolation)
+	case "assign":
+		fmt.Fprintf(w, "%s assigned %s\n", v.Name, listOrNone(v.Assignment))
+	default:
+		fmt.Fprintf(w, "%s (%s) is in group %s generation %d: assigned %s\n", v.Name, v.MemberID, v.Group, *v.Generation, listOrNone(v.Assignment))
+	}
+	for _, st := range v.Stale {
+		fmt.Fprintf(w, "%s (%s) still holds %s from before; the group now gives it %s (consumer refresh %s)\n",
+			st.Name, st.MemberID, listOrNone(st.Local), listOrNone(st.Assignment), st.Name)
+	}
+	return nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
+}
+
+// staleMembers compares each other live member of group with the
+// coordinator's current assignment.
+func (s *Session) staleMembers(group, except string) []staleMember {
+	d, err := s.cluster.DescribeGroup(group)
+	if err != nil {
+		return nil
+	}
+	var out []staleMember
+	for _, m := range d.Members {
+		name := s.consumerName(m.MemberID)
+		if name == "" || name == except {
+			continue
+		}
+		c, _ := s.consumerNamed(name)
+		local, now := tpNames(c.Assignment()), tpNames(m.Assignment)
+		if !slices.Equal(local, now) {
+			out = append(out, staleMember{Name: name, MemberID: m.MemberID, Local: local, Assignment: now})
+		}
+	}
+	return out
+}
+
+func runConsumerCreate(s *Session, w io.Writer, a *Args) error {
+	name := a.Pos(0)
+	opts := engine.ConsumerOptions{
+		GroupID:         a.String("group", name),
+		AutoOffsetReset: a.Choice("auto.offset.reset", engine.ResetEarliest, engine.ResetEarliest, engine.ResetLatest, engine.ResetError),
+	}
+	iso := a.Choice("isolation", "read_uncommitted", "read_uncommitted", "read_committed")
+	if err := a.Err(); err != nil {
+		return err
+	}
+	if c, _ := s.consumerNamed(name); c != nil && !c.Closed() {
+		return kerr.Argument("consumer %s exists (consumer close %s first)", name, name)
+	}
+	level, err := engine.ParseIsolation(iso)
+	if err != nil {
+		return err
+	}
+	opts.Isolation = level
+	c, err := s.cluster.NewConsumer(opts)
+	if err != nil {
+		return err
+	}
+	s.consumers = slices.DeleteFunc(s.consumers, func(x namedConsumer) bool { return x.name == name })
+	s.consumers = append(s.consumers, namedConsumer{name: name, c: c})
+	v := newConsumerView(name, c)
+	v.verb = "create"
+	return s.emit(w, v)
+}
+
+// tpArgs reads the positional arguments from i on as partitions.
+func tpArgs(a *Args, i int) []engine.TopicPartition {
+	var tps []engine.TopicPartition
+	for j := i; j < a.Len(); j++ {
+		tps = append(tps, a.TP(j))
+	}
+	return tps
+}
+
+func runConsumerAssign(s *Session, w io.Writer, a *Args) error {
+	tps := tpArgs(a, 1)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	if err := c.Assign(tps); err != nil {
+		return err
+	}
+	v := newConsumerView(a.Pos(0), c)
+	v.verb = "assign"
+	return s.emit(w, v)
+}
+
+func runConsumerSubscribe(s *Session, w io.Writer, a *Args) error {
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	if err := c.Subscribe(a.Rest(1)); err != nil {
+		return err
+	}
+	v := newConsumerView(a.Pos(0), c)
+	v.Stale = s.staleMembers(c.GroupID(), a.Pos(0))
+	return s.emit(w, v)
+}
+
+func runConsumerRefresh(s *Session, w io.Writer, a *Args) error {
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	if err := c.RefreshAssignment(); err != nil {
+		return err
+	}
+	return s.emit(w, newConsumerView(a.Pos(0), c))
+}
+
+// polled is the result of consumer poll.
+type polled struct {
+	Consumer  string          `json:"consumer"`
+	Records   []jsonRecord    `json:"records"`
+	Positions []positionEntry `json:"positions"`
+	lines     []string
+}
+
+func (p polled) writeText(w io.Writer, _ *style) error {
+	for _, l := range p.lines {
+		fmt.Fprintln(w, l)
+	}
+	var pos []string
+	for _, e := range p.Positions {
+		pos = append(pos, fmt.Sprintf("%s-%d=%d", e.Topic, e.Partition, e.Offset))
+	}
+	_, err := fmt.Fprintf(w, "(%s; positions %s)\n", plural(len(p.Records), "record", "records"), listOrNone(pos))
+	return err
+}
+
+func runConsumerPoll(s *Session, w io.Writer, a *Args) error {
+	max := a.Int("max", 100, 0, math.MaxInt32)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	recs, err := c.Poll(int(max))
+	if err != nil {
+		return err
+	}
+	res := polled{Consumer: a.Pos(0), Records: []jsonRecord{}, Positions: newConsumerView(a.Pos(0), c).Positions}
+	for _, r := range recs {
+		res.Records = append(res.Records, newJSONRecord(r.Offset, r.Record))
+		res.lines = append(res.lines, recordLine(engine.TopicPartition{Topic: r.Topic, Partition: r.Partition}.String(), r.Offset, r.Record))
+	}
+	return s.emit(w, res)
+}
+
+func runConsumerSeek(s *Session, w io.Writer, a *Args) error {
+	tp := a.TP(1)
+	off := a.PosInt(2, "OFFSET", math.MinInt64, math.MaxInt64)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	return c.Seek(tp, off)
+}
+
+// offsetList is the result of consumer position, committed and lag.
+type offsetList struct {
+	Consumer string        `json:"consumer"`
+	What     string        `json:"what"`
+	Offsets  []offsetEntry `json:"offsets"`
+}
+
+type offsetEntry struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Value     *int64 `json:"value"` // null: nothing committed / not initialized
+}
+
+func (l offsetList) writeText(w io.Writer, _ *style) error {
+	if len(l.Offsets) == 0 {
+		_, err := fmt.Fprintf(w, "%s has no partitions assigned\n", l.Consumer)
+		return err
+	}
+	for _, e := range l.Offsets {
+		v := "none"
+		if e.Value != nil {
+			v = fmt.Sprint(*e.Value)
+		}
+		fmt.Fprintf(w, "%s-%d %s %s\n", e.Topic, e.Partition, l.What, v)
+	}
+	return nil
+}
+
+// consumerOffsets builds position, committed or lag for one partition (TP
+// given) or every assigned one.
+func (s *Session) consumerOffsets(w io.Writer, a *Args, what string, get func(*engine.Consumer, engine.TopicPartition) (*int64, error)) error {
+	var tps []engine.TopicPartition
+	if a.Len() > 1 {
+		tps = []engine.TopicPartition{a.TP(1)}
+	}
+	if err := a.Err(); err != nil {
+		return err
+	}
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	if tps == nil {
+		tps = c.Assignment()
+	}
+	res := offsetList{Consumer: a.Pos(0), What: what, Offsets: []offsetEntry{}}
+	for _, tp := range tps {
+		v, err := get(c, tp)
+		if err != nil {
+			return err
+		}
+		res.Offsets = append(res.Offsets, offsetEntry{Topic: tp.Topic, Partition: tp.Partition, Value: v})
+	}
+	return s.emit(w, res)
+}
+
+func runConsumerPosition(s *Session, w io.Writer, a *Args) error {
+	return s.consumerOffsets(w, a, "position", func(c *engine.Consumer, tp engine.TopicPartition) (*int64, error) {
+		if a.Len() == 1 { // every assigned partition: uninitialized ones print none
+			for _, p := range c.Positions() {
+				if p.TP == tp {
+					o := p.Offset
+					return &o, nil
+				}
+			}
+			return nil, nil
+		}
+		o, err := c.Position(tp)
+		return &o, err
+	})
+}
+
+func runConsumerCommitted(s *Session, w io.Writer, a *Args) error {
+	return s.consumerOffsets(w, a, "committed", func(c *engine.Consumer, tp engine.TopicPartition) (*int64, error) {
+		o, ok, err := c.Committed(tp)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return &o, nil
+	})
+}
+
+func runConsumerLag(s *Session, w io.Writer, a *Args) error {
+	return s.consumerOffsets(w, a, "lag", func(c *engine.Consumer, tp engine.TopicPartition) (*int64, error) {
+		if a.Len() == 1 {
+			if _, err := c.Position(tp); err != nil {
+				return nil, nil // not initialized: no lag to speak of yet
+			}
+		}
+		o, err := c.Lag(tp)
+		return &o, err
+	})
+}
+
+// committedResult is the result of consumer commit.
+type committedResult struct {
+	Consumer string          `json:"consumer"`
+	Group    string          `json:"group"`
+	Offsets  []positionEntry `json:"offsets"`
+}
+
+func (r committedResult) writeText(w io.Writer, _ *style) error {
+	var parts []string
+	for _, e := range r.Offsets {
+		parts = append(parts, fmt.Sprintf("%s-%d=%d", e.Topic, e.Partition, e.Offset))
+	}
+	if len(parts) == 0 {
+		_, err := fmt.Fprintf(w, "%s has no positions to commit (poll first)\n", r.Consumer)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "group %s committed %s\n", r.Group, strings.Join(parts, " "))
+	return err
+}
+
+func runConsumerCommit(s *Session, w io.Writer, a *Args) error {
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	if err := c.Commit(); err != nil {
+		return err
+	}
+	return s.emit(w, committedResult{Consumer: a.Pos(0), Group: c.GroupID(), Offsets: newConsumerView(a.Pos(0), c).Positions})
+}
+
+func runConsumerHeartbeat(s *Session, w io.Writer, a *Args) error {
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	return c.Heartbeat()
+}
+
+// closedConsumer is the result of consumer close.
+type closedConsumer struct {
+	Consumer string        `json:"consumer"`
+	MemberID string        `json:"member_id"`
+	Group    string        `json:"group"`
+	Left     bool          `json:"left_group"`
+	Stale    []staleMember `json:"stale_members,omitempty"`
+}
+
+func (r closedConsumer) writeText(w io.Writer, _ *style) error {
+	if r.Left {
+		fmt.Fprintf(w, "%s (%s) left group %s, which rebalanced\n", r.Consumer, r.MemberID, r.Group)
+	} else {
+		fmt.Fprintf(w, "%s closed\n", r.Consumer)
+	}
+	for _, st := range r.Stale {
+		fmt.Fprintf(w, "%s (%s) still holds %s from before; the group now gives it %s (consumer refresh %s)\n",
+			st.Name, st.MemberID, listOrNone(st.Local), listOrNone(st.Assignment), st.Name)
+	}
+	return nil
+}
+
+func runConsumerClose(s *Session, w io.Writer, a *Args) error {
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	_, joined := c.Generation()
+	joined = joined && !c.Closed()
+	if err := c.Close(); err != nil {
+		return err
+	}
+	res := closedConsumer{Consumer: a.Pos(0), MemberID: c.MemberID(), Group: c.GroupID(), Left: joined}
+	if joined {
+		res.Stale = s.staleMembers(c.GroupID(), a.Pos(0))
+	}
+	return s.emit(w, res)
+}
+
+// consumerList is the result of consumer list.
+type consumerList struct {
+	Consumers []consumerView `json:"consumers"`
+}
+
+func (l consumerList) writeText(w io.Writer, _ *style) error {
+	if len(l.Consumers) == 0 {
+		_, err := fmt.Fprintln(w, "(no consumers; consumer create NAME makes one)")
+		return err
+	}
+	var rows [][]string
+	for _, v := range l.Consumers {
+		gen, state := "-", "open"
+		if v.Generation != nil {
+			gen = fmt.Sprint(*v.Generation)
+		}
+		if v.Closed {
+			state = "closed"
+		}
+		var pos []string
+		for _, p := range v.Positions {
+			pos = append(pos, fmt.Sprintf("%s-%d=%d", p.Topic, p.Partition, p.Offset))
+		}
+		rows = append(rows, []string{v.Name, v.MemberID, v.Group, gen, strings.Join(v.Assignment, ","), strings.Join(pos, ","), state})
+	}
+	return renderTable(w, []string{"NAME", "MEMBER-ID", "GROUP", "GENERATION", "ASSIGNMENT", "POSITIONS", "STATE"}, rows)
+}
+
+func runConsumerList(s *Session, w io.Writer, a *Args) error {
+	res := consumerList{Consumers: []consumerView{}}
+	for _, c := range s.consumers {
+		res.Consumers = append(res.Consumers, newConsumerView(c.name, c.c))
+	}
+	return s.emit(w, res)
+}
