@@ -150,6 +150,7 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 			continue
 		}
 		if out.LeaderChanged {
+			c.leaderChanged(tp) // transactions: index the new leader log (transactions.go)
 			if err := c.syncMetadata(tp); err != nil {
 				errs = append(errs, err)
 			}

@@ -62,7 +62,9 @@ func (c *Cluster) openCoordination(report *OpenReport) error {
 	c.txns = layer
 	report.Coordination.Journal = jrep
 	report.Coordination.Groups = len(groups.ListGroups())
+	layer.opening = true
 	rec, problems, err := layer.recover()
+	layer.opening = false
 	report.Coordination.Transactions = rec
 	report.Coordination.MarkerErrors = problems
 	if err != nil {

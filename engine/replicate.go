@@ -126,6 +126,7 @@ func (c *Cluster) Promote(tp TopicPartition, broker int32) error {
 	if err := rs.Promote(broker); err != nil {
 		return err
 	}
+	c.leaderChanged(tp) // transactions: index the new leader log (transactions.go)
 	return c.syncMetadata(tp)
 }
 

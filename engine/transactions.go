@@ -28,6 +28,9 @@ type txnLayer struct {
 	c       *Cluster
 	m       *txn.Manager
 	indexes map[TopicPartition]*leaderIndex
+	// opening is set while Open runs recovery, which resolves orphan runs
+	// itself.
+	opening bool
 }
 
 type leaderIndex struct {
@@ -35,6 +38,9 @@ type leaderIndex struct {
 	log    *storage.Log
 	leader int32
 	epoch  int32
+	// orphans is set when the index was rebuilt for a new leader log and its
+	// open runs have not all been checked against the coordinator yet.
+	orphans bool
 }
 
 // index returns tp's transaction index, brought up to date with the leader's
@@ -55,19 +61,60 @@ func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 		return li.idx, nil
 	}
 	if li == nil || li.log != lg || li.leader != rs.Leader() || li.epoch != rs.LeaderEpoch() || lg.LEO() < li.idx.NextOffset() {
-		fresh := &leaderIndex{idx: txn.NewIndex(), log: lg, leader: rs.Leader(), epoch: rs.LeaderEpoch()}
+		fresh := &leaderIndex{idx: txn.NewIndex(), log: lg, leader: rs.Leader(), epoch: rs.LeaderEpoch(), orphans: li != nil}
 		if err := lg.Batches(lg.LogStartOffset(), func(b storage.RawBatch) error { return fresh.idx.Add(b.Meta) }); err != nil {
 			return nil, err
 		}
-		l.indexes[tp] = fresh
-		return fresh.idx, nil
-	}
-	if lg.LEO() > li.idx.NextOffset() {
+		l.indexes[tp], li = fresh, fresh
+	} else if lg.LEO() > li.idx.NextOffset() {
 		if err := lg.Batches(li.idx.NextOffset(), func(b storage.RawBatch) error { return li.idx.Add(b.Meta) }); err != nil {
 			return li.idx, err
 		}
 	}
+	if li.orphans && !l.opening {
+		li.orphans = !l.resolveOrphans(tp, li.idx)
+	}
 	return li.idx, nil
+}
+
+// leaderChanged is called when a partition gets a new leader (a promotion,
+// a restarted broker re-elected): the transaction index is rebuilt from the
+// new leader's log at once and orphan runs get their markers (Kafka does
+// this work when a broker becomes leader). If a marker cannot be appended
+// now (min.insync.replicas right after a promotion), the next use of the
+// index tries again.
+func (c *Cluster) leaderChanged(tp TopicPartition) {
+	if c.coord != nil {
+		_, _ = c.coord.txns.index(tp)
+	}
+}
+
+// resolveOrphans handles a new leader log's open runs that no unstable
+// transaction owns: their marker was lost with the old leader's unflushed
+// bytes (a broker crash), so nothing would ever close them and the LSO would
+// stay behind them. Each gets a marker now (acks=all): COMMIT when the id's
+// current transaction completed with a commit and started its run here at
+// the same offset, ABORT otherwise — recovery's rule for orphans. It
+// reports whether every marker could be appended (otherwise the next use of
+// the index tries again).
+func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
+	ok := true
+	for _, r := range idx.OpenRuns() {
+		e, known := l.m.Get(r.ID)
+		if known && e.State.Unstable() {
+			continue
+		}
+		outcome := record.Abort
+		if first, wrote := e.FirstOffsets[tp]; known && e.State == txn.CompleteCommit && wrote && first == r.First {
+			outcome = record.Commit
+		}
+		l.c.events.Emit(TransactionRecovered{ID: r.ID, Orphan: true, OrphanOutcome: outcome, Markers: []TopicPartition{tp}})
+		if _, err := l.c.sets[tp].Append(record.NewControlBatch(r.ID, outcome), AcksAll,
+			fmt.Sprintf("txn %s %s marker (new leader)", r.ID, outcome)); err != nil {
+			ok = false
+		}
+	}
+	return ok
 }
 
 // LastStableOffset is min(HW, the first offset of every unstable

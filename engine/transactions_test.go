@@ -470,3 +470,38 @@ func TestTransactionSendPartitioning(t *testing.T) {
 		t.Fatalf("txn list %+v", list)
 	}
 }
+
+// A broker crash that loses a commit marker (its bytes were not flushed,
+// the data's were): when the leader comes back, the new leader log's open
+// run belongs to no unstable transaction, so the cluster writes the marker
+// again — COMMIT, since the coordinator completed that very instance.
+func TestLostMarkerRewrittenForNewLeaderLog(t *testing.T) {
+	f := open(t, []int32{1}, nil)
+	f.topic("out", 1, 1)
+	p := tp("out", 0)
+	f.begin("tx")
+	f.txSend("tx", "out", 0, "v")
+	l, err := f.c.LeaderLog(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.commitTx("tx")
+	wantStrings(t, "before the crash", f.values(p, engine.ReadCommitted), []string{"v"})
+	if err := f.c.CrashBroker(1, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.RestartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	wantStrings(t, "after the restart", f.values(p, engine.ReadCommitted), []string{"v"})
+	if f.lsoOf(p) != f.hw(p) || f.hw(p) != 2 {
+		t.Fatalf("LSO %d HW %d", f.lsoOf(p), f.hw(p))
+	}
+	batches := f.leaderBatches(p)
+	if len(batches) != 2 || batches[1].Control != record.Commit {
+		t.Fatalf("batches %+v", batches)
+	}
+}
