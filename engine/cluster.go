@@ -106,7 +106,10 @@ func (r OpenReport) Truncations() []ReplicaRecovery {
 // metadata.json, opens every replica log with recovery, loads the producer
 // identities, and builds one replica set per partition (§9.1: the ISR is the
 // leader plus every replica whose LEO equals the leader's, the HW the minimum
-// LEO). clk is the cluster's clock; nil means a manual clock at 0.
+// LEO); then it loads offsets.json and groups.json and recovers the
+// transaction journal, writing the markers unfinished transactions need
+// (§12.5, decision 15; OpenReport.Coordination says what it did). clk is the
+// cluster's clock; nil means a manual clock at 0.
 //
 // If anything fails, the logs opened so far are closed and nothing is left
 // running.
@@ -170,9 +173,9 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 			}
 		}
 	}
-	// Step 3 belongs to consumer groups: offsets.json is loaded here.
-	// Step 4: producer identities, then one replica set per partition. (The
-	// transaction journal's recovery runs here too, before the replica sets.)
+	// Step 3: producer identities, then one replica set per partition. The
+	// offset store, the groups and the transaction journal come last
+	// (openCoordination): transaction recovery needs the replica sets.
 	if c.identities, err = producer.OpenIdentityStore(cfg.DataDir); err != nil {
 		closeAll()
 		return nil, report, err
@@ -357,7 +360,8 @@ func (c *Cluster) fail(err error) error {
 //     happen now; acks=all batches may stay pending);
 //  3. every acks=all waiter still pending fails with REQUEST_TIMED_OUT: the
 //     batch stays in the leader log, but nothing will replicate it now;
-//  4. (consumer groups: consumers close and the offset store is flushed);
+//  4. every consumer closes (group members leave their groups), the offset
+//     store is flushed and the transaction journal closed;
 //  5. every running replica log is flushed and closed with a clean-shutdown
 //     marker;
 //  6. the state becomes closed.
@@ -395,7 +399,8 @@ func (c *Cluster) Close() error {
 //  1. every producer crashes: its pending futures are cancelled (neither done
 //     nor failed) and its accumulator is dropped;
 //  2. every pending acks=all waiter is cancelled;
-//  3. (consumer groups: members do not leave; they expire later, decision 26);
+//  3. consumers stop without leaving their groups: they expire after
+//     session.timeout.ms, even across a restart (decision 26);
 //  4. every running replica log closes without fsync and without a
 //     clean-shutdown marker; bytes already handed to the OS stay
 //     (storage Crash(true)), unlike a broker crash, which models a machine
