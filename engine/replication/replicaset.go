@@ -235,9 +235,12 @@ func (rs *ReplicaSet) advanceHighWatermark() {
 		// Offline: nobody can be acknowledged and the HW waits for a leader.
 		return
 	}
-	var leos []int64
-	for _, b := range rs.ISR() {
-		leos = append(leos, rs.replicas[b].LEO())
+	var buf [8]int64
+	leos := buf[:0]
+	for _, b := range rs.assignment {
+		if rs.isr[b] {
+			leos = append(leos, rs.replicas[b].LEO())
+		}
 	}
 	if next := NextHighWatermark(rs.hw, leos); next != rs.hw {
 		rs.env.Events.Emit(HWMoved{TP: rs.tp, From: rs.hw, To: next})

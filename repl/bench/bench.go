@@ -67,6 +67,7 @@ const (
 	UnitRecordsPerSec = "records/s"
 	UnitMBPerSec      = "MB/s" // 10^6 bytes per second
 	UnitSeconds       = "s"
+	UnitRatio         = "x" // a ratio of two durations
 )
 
 // Figure is one measured number.
@@ -91,6 +92,7 @@ func Workloads() []Workload {
 		produceWorkload,
 		fetchWorkload,
 		recoverWorkload,
+		replicateWorkload,
 	}
 }
 
@@ -153,6 +155,8 @@ func FormatValue(f Figure) string {
 		prec = 1
 	case UnitSeconds:
 		prec = 6
+	case UnitRatio:
+		prec = 2
 	}
 	return strconv.FormatFloat(f.Value, 'f', prec, 64)
 }

@@ -30,6 +30,8 @@ func TestWorkloadsTiny(t *testing.T) {
 		"go.produce.b512.records_per_s", "go.produce.b512.log_MBps",
 		"go.fetch.single.records_per_s", "go.fetch.chunked.c1000.n3000.records_per_s",
 		"go.recovery.clean.open_s", "go.recovery.corrupt_tail.open_s",
+		"go.replicate.b512.follower_MBps", "go.produce.cluster.b512.records_per_s",
+		"go.produce.log.b512.records_per_s", "go.produce.cluster_over_log.b512.time_ratio",
 	}
 	if !slices.Equal(names(figs), want) {
 		t.Fatalf("figures %v, want %v", names(figs), want)

@@ -8,7 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/repl/bench"
 )
 
-const benchSynopsis = "bench [produce|fetch|recover]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--format table|metrics]"
+const benchSynopsis = "bench [produce|fetch|recover|replicate]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--format table|metrics]"
 
 var benchCommand = &Subcommand{
 	Name:     "bench",

@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+func benchRecords(n, valueSize int) *record.Batch {
+	value := make([]byte, valueSize)
+	for i := range value {
+		value[i] = byte('a' + i%26)
+	}
+	recs := make([]record.Record, n)
+	for i := range recs {
+		recs[i] = record.Record{Value: value, TimestampMs: int64(i)}
+	}
+	return record.NewBatch(recs)
+}
+
+// BenchmarkProduce compares appending the same batches through the cluster
+// (replica set, producer state, HW, acknowledgement, events; one replica,
+// acks=1) with appending them to a bare storage log. The cluster path should
+// cost no more than 2x the bare append; `minikafka bench replicate` reports
+// the ratio as go.produce.cluster_over_log.b512.time_ratio.
+func BenchmarkProduce(b *testing.B) {
+	for _, n := range []int{1, 512} {
+		batch := benchRecords(n, 100)
+		size := int64(batch.EncodedSize())
+		b.Run(fmt.Sprintf("cluster/b%d", n), func(b *testing.B) {
+			c, _, err := engine.Open(engine.DefaultConfig(b.TempDir()), clock.NewManual(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Crash()
+			c.CreateTopic("bench", 1, 1)
+			tp := engine.TopicPartition{Topic: "bench"}
+			b.SetBytes(size)
+			for b.Loop() {
+				if _, err := c.AppendBatch(tp, batch, engine.Acks1); err != nil {
+					b.Fatal(err)
+				}
+				c.TakeEvents()
+			}
+		})
+		b.Run(fmt.Sprintf("log/b%d", n), func(b *testing.B) {
+			l, _, err := storage.Open(filepath.Join(b.TempDir(), "log"), storage.DefaultOptions(), 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Crash(true)
+			b.SetBytes(size)
+			for b.Loop() {
+				if _, _, err := l.Append(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
