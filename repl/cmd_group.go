@@ -45,9 +45,10 @@ type groupListing struct {
 
 type groupRow struct {
 	Group      string `json:"group"`
-	State      string `json:"state"`
-	Generation int32  `json:"generation"`
-	Members    int    `json:"members"`
+	State      string `json:"state"` // the spec's value: empty, stable
+	kafkaState string
+	Generation int32 `json:"generation"`
+	Members    int   `json:"members"`
 }
 
 func (l groupListing) writeText(w io.Writer, _ *style) error {
@@ -57,7 +58,7 @@ func (l groupListing) writeText(w io.Writer, _ *style) error {
 	}
 	var rows [][]string
 	for _, g := range l.Groups {
-		rows = append(rows, []string{g.Group, g.State, fmt.Sprint(g.Generation), fmt.Sprint(g.Members)})
+		rows = append(rows, []string{g.Group, g.kafkaState, fmt.Sprint(g.Generation), fmt.Sprint(g.Members)})
 	}
 	return renderTable(w, []string{"GROUP", "STATE", "GENERATION", "MEMBERS"}, rows)
 }
@@ -69,7 +70,7 @@ func runGroupList(s *Session, w io.Writer, a *Args) error {
 	}
 	res := groupListing{Groups: []groupRow{}}
 	for _, g := range gs {
-		res.Groups = append(res.Groups, groupRow{Group: g.GroupID, State: g.State.KafkaName(), Generation: g.Generation, Members: g.Members})
+		res.Groups = append(res.Groups, groupRow{Group: g.GroupID, State: g.State.String(), kafkaState: g.State.KafkaName(), Generation: g.Generation, Members: g.Members})
 	}
 	return s.emit(w, res)
 }
@@ -77,7 +78,8 @@ func runGroupList(s *Session, w io.Writer, a *Args) error {
 // groupView is the result of group describe, in the JSON shape of repl.md.
 type groupView struct {
 	Group      string         `json:"group"`
-	State      string         `json:"state"`
+	State      string         `json:"state"` // the spec's value: empty, stable
+	kafkaState string         // what Kafka prints: Empty, Stable
 	Generation int32          `json:"generation"`
 	Members    []groupMember  `json:"members"`
 	Partitions []groupPartRow `json:"partitions"`
@@ -212,7 +214,7 @@ func (g groupView) writeState(w io.Writer) error {
 	format := fmt.Sprintf("%%-%ds %%-20s %%-20s %%-11s %%s\n", gw)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, format, "GROUP", "ASSIGNMENT-STRATEGY", "STATE", "GENERATION", "#MEMBERS")
-	fmt.Fprintf(w, format, g.Group, "roundrobin", g.State, fmt.Sprint(g.Generation), fmt.Sprint(len(g.Members)))
+	fmt.Fprintf(w, format, g.Group, "roundrobin", g.kafkaState, fmt.Sprint(g.Generation), fmt.Sprint(len(g.Members)))
 	return nil
 }
 
@@ -224,7 +226,7 @@ func runGroupDescribe(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	v := groupView{Group: d.GroupID, State: d.State.KafkaName(), Generation: d.Generation,
+	v := groupView{Group: d.GroupID, State: d.State.String(), kafkaState: d.State.KafkaName(), Generation: d.Generation,
 		Members: []groupMember{}, Partitions: []groupPartRow{}}
 	switch {
 	case a.Flag("members"):

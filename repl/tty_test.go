@@ -52,8 +52,9 @@ type terminal struct {
 	cmd  *exec.Cmd
 	mu   sync.Mutex
 	out  bytes.Buffer
-	done chan error
-	mark int // output before mark has been matched already
+	done chan struct{} // closed when the process has exited
+	err  error         // its exit error, once done
+	mark int           // output before mark has been matched already
 }
 
 func startTerminal(t *testing.T, stateDir string) *terminal {
@@ -63,7 +64,7 @@ func startTerminal(t *testing.T, stateDir string) *terminal {
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
-	term := &terminal{t: t, ptmx: ptmx, cmd: cmd, done: make(chan error, 1)}
+	term := &terminal{t: t, ptmx: ptmx, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
@@ -76,9 +77,16 @@ func startTerminal(t *testing.T, stateDir string) *terminal {
 			}
 		}
 	}()
-	go func() { term.done <- cmd.Wait() }()
+	go func() { term.err = cmd.Wait(); close(term.done) }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		// Leave cleanly if possible, so the session removes its temporary
+		// directory; kill only a REPL that does not answer.
+		_, _ = ptmx.Write([]byte("\x03\x04"))
+		select {
+		case <-term.done:
+		case <-time.After(2 * time.Second):
+			_ = cmd.Process.Kill()
+		}
 		ptmx.Close()
 	})
 	return term
@@ -112,7 +120,7 @@ func (term *terminal) send(keys string) {
 
 // TestTerminal drives the interactive REPL through a real pseudo-terminal:
 // typing a command, tab-completing a command name and a live topic name,
-// the clock in the prompt, recalling history with the up arrow, Ctrl-C
+// the clock in the prompt, recalling history with the up arrow and Ctrl-R, Ctrl-C
 // cancelling a line, and Ctrl-D exiting cleanly with the history saved.
 func TestTerminal(t *testing.T) {
 	if testing.Short() {
@@ -144,6 +152,13 @@ func TestTerminal(t *testing.T) {
 	term.expect("   2  history")
 	term.expect("mk> ")
 
+	// Ctrl-R searches the history backwards; Enter runs the match.
+	term.send("\x12help")
+	term.expect("help exit")
+	term.send("\r")
+	term.expect("exit: leave the REPL")
+	term.expect("mk> ")
+
 	// Tab completes a live topic name.
 	term.send("topic create orders partitions=2\r")
 	term.expect("Created topic orders.")
@@ -166,9 +181,9 @@ func TestTerminal(t *testing.T) {
 	// Ctrl-D on an empty line leaves cleanly.
 	term.send("\x04")
 	select {
-	case err := <-term.done:
-		if err != nil {
-			t.Fatalf("the REPL did not exit cleanly: %v", err)
+	case <-term.done:
+		if term.err != nil {
+			t.Fatalf("the REPL did not exit cleanly: %v", term.err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Ctrl-D did not end the REPL")

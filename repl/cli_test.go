@@ -1,0 +1,96 @@
+package repl_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minikafka-lab/minikafka/repl/cli"
+)
+
+// runCLI runs `minikafka ARGS...` in memory with stdin piped (not a
+// terminal), as `minikafka repl < script.mk` does.
+func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &cli.Env{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string { return env[k] },
+	}
+	status := cli.Main(e, args)
+	return status, out.String(), errOut.String()
+}
+
+func TestCLIScript(t *testing.T) {
+	script := "# a comment\n\ntopic create events\nproduce events value=a\nnosuch\nfetch events-0\n"
+	status, out, _ := runCLI(t, script, nil, "repl")
+	want := "> topic create events\nCreated topic events.\n> produce events value=a\nevents-0@0 (acks=1)\n  events-0 HW 0 -> 1\n> nosuch\n" +
+		"error: INVALID_ARGUMENT: unknown command \"nosuch\" (help lists every command)\n"
+	if status != 1 || out != want {
+		t.Errorf("status %d, output:\n%s\nwant:\n%s", status, out, want)
+	}
+	status, out, _ = runCLI(t, script, nil, "repl", "--keep-going")
+	if status != 1 || !strings.HasSuffix(out, "> fetch events-0\nevents-0@0 value=a\n(1 record; next offset 1; HW 1)\n") {
+		t.Errorf("--keep-going: status %d, output:\n%s", status, out)
+	}
+	// Plain `minikafka` with piped stdin is the REPL too.
+	status, out, _ = runCLI(t, "clock\n", nil)
+	if status != 0 || out != "> clock\nclock: 0 ms\n" {
+		t.Errorf("no arguments: status %d, %q", status, out)
+	}
+}
+
+func TestCLIFlags(t *testing.T) {
+	status, out, _ := runCLI(t, "config\n", nil, "repl", "--brokers", "4,5", "--set", "min.insync.replicas=2", "--set", "segment.bytes=4096")
+	if status != 0 || !strings.Contains(out, "brokers=4,5\n") || !strings.Contains(out, "min.insync.replicas      2") ||
+		!strings.Contains(out, "segment.bytes            4096") {
+		t.Errorf("status %d:\n%s", status, out)
+	}
+	status, out, _ = runCLI(t, "topic create t\nnosuch\n", nil, "repl", "--format", "json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if status != 1 || len(lines) != 2 {
+		t.Fatalf("json: status %d, %q", status, out)
+	}
+	for _, l := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Errorf("not one JSON object per line: %q: %v", l, err)
+		}
+	}
+	// Colour: never in a script unless asked; --color=always forces it.
+	_, out, _ = runCLI(t, "nosuch\n", nil, "repl")
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("ANSI in a script: %q", out)
+	}
+	_, out, _ = runCLI(t, "nosuch\n", map[string]string{"NO_COLOR": "1"}, "repl", "--color", "always")
+	if !strings.Contains(out, "\x1b[") {
+		t.Errorf("--color=always: no ANSI in %q", out)
+	}
+	for _, bad := range [][]string{
+		{"repl", "--format", "yaml"}, {"repl", "--color", "sometimes"}, {"repl", "--brokers", "1,1"},
+		{"repl", "--set", "nokey"}, {"repl", "--set", "min.insync.replicas=0"}, {"repl", "extra"},
+	} {
+		if status, _, errOut := runCLI(t, "", nil, bad...); status == 0 || errOut == "" {
+			t.Errorf("%v: status %d, stderr %q", bad, status, errOut)
+		}
+	}
+}
+
+// TestCLIDataDir: --data keeps the cluster; the next session recovers it.
+func TestCLIDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	if status, out, _ := runCLI(t, "topic create kept\nproduce kept value=v\n", nil, "repl", "--data", dir); status != 0 {
+		t.Fatalf("first session: %d\n%s", status, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "metadata.json")); err != nil {
+		t.Fatalf("--data must keep the directory: %v", err)
+	}
+	status, out, _ := runCLI(t, "fetch kept-0\ncluster restart\n", nil, "repl", "--data", dir)
+	if status != 0 || !strings.Contains(out, "kept-0@0 value=v") ||
+		!strings.Contains(out, "kept-0 broker 1: clean-shutdown marker trusted") {
+		t.Errorf("second session: %d\n%s", status, out)
+	}
+}

@@ -1,0 +1,122 @@
+package repl
+
+import (
+	"io"
+
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/repl/dumplog"
+)
+
+// dumpView is the result of log dump. Its text is repl/dumplog's
+// kafka-dump-log rendering, shared with `minikafka dump-log FILE`.
+type dumpView struct {
+	Broker   int32         `json:"broker"`
+	Segments []dumpSegment `json:"segments"`
+	records  bool
+	segs     []dumplog.Segment
+}
+
+type dumpSegment struct {
+	File         string      `json:"file"`
+	Base         int64       `json:"base_offset"`
+	Batches      []dumpBatch `json:"batches"`
+	InvalidBytes int64       `json:"invalid_bytes"`
+	Reason       string      `json:"invalid_reason,omitempty"`
+}
+
+type dumpBatch struct {
+	BaseOffset      int64  `json:"base_offset"`
+	LastOffset      int64  `json:"last_offset"`
+	Count           int    `json:"count"`
+	BaseSequence    int32  `json:"base_sequence"`
+	LastSequence    int32  `json:"last_sequence"`
+	ProducerID      int64  `json:"producer_id"`
+	ProducerEpoch   int32  `json:"producer_epoch"`
+	LeaderEpoch     int32  `json:"partition_leader_epoch"`
+	Transactional   bool   `json:"is_transactional"`
+	Control         string `json:"control,omitempty"`
+	TransactionalID string `json:"transactional_id,omitempty"`
+	Position        int64  `json:"position"`
+	CreateTime      int64  `json:"create_time"`
+	Size            int    `json:"size"`
+	CRC             uint32 `json:"crc"`
+	// Records are listed with the records flag (control batches have none).
+	Records []jsonRecord `json:"records,omitempty"`
+}
+
+func (v dumpView) writeText(w io.Writer, _ *style) error {
+	for _, seg := range v.segs {
+		if err := dumplog.Text(w, seg, v.records); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runLogDump(s *Session, w io.Writer, a *Args) error {
+	tp := a.TP(0)
+	base, given := segmentArg(a)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	l, b, err := s.replicaLog(a, tp)
+	if err != nil {
+		return err
+	}
+	segs, err := selectSegments(l, base, given)
+	if err != nil {
+		return a.usage("%v", err)
+	}
+	// The batches come from the running log (which may still buffer its
+	// newest bytes); damage written to a file (corrupt) shows only on disk.
+	bySegment := map[int64][]storage.RawBatch{}
+	from := l.LogStartOffset()
+	if given {
+		from = segs[0].Base
+	}
+	last := segs[len(segs)-1].Base
+	err = l.Batches(from, func(rb storage.RawBatch) error {
+		if rb.Segment > last {
+			return errStopScan
+		}
+		bySegment[rb.Segment] = append(bySegment[rb.Segment], rb)
+		return nil
+	})
+	if err != nil && err != errStopScan {
+		return err
+	}
+	v := dumpView{Broker: b, records: a.Flag("records"), Segments: []dumpSegment{}}
+	for _, sg := range segs {
+		seg := dumplog.Segment{Name: s.relPath(sg.LogPath), BaseOffset: sg.Base, Frames: dumplog.FromRaw(bySegment[sg.Base])}
+		if disk, err := dumplog.ReadSegmentFile(sg.LogPath); err == nil && disk.Invalid != nil {
+			seg.Invalid = disk.Invalid
+		}
+		ds := dumpSegment{File: seg.Name, Base: sg.Base, Batches: []dumpBatch{}}
+		for _, f := range seg.Frames {
+			m := f.Meta
+			ds.Batches = append(ds.Batches, dumpBatch{
+				BaseOffset: m.BaseOffset, LastOffset: m.LastOffset(), Count: m.RecordCount,
+				BaseSequence: m.BaseSequence, LastSequence: m.LastSequence(), ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
+				LeaderEpoch: m.LeaderEpoch, Transactional: m.Transactional, Control: m.Control.String(), TransactionalID: m.TransactionalID,
+				Position: f.Position, CreateTime: m.MaxTimestamp, Size: m.Size, CRC: m.CRC,
+			})
+			if v.records && !m.IsControl() {
+				b, err := record.Decode(f.Bytes)
+				if err != nil {
+					return err
+				}
+				for i, r := range b.Records {
+					last := &ds.Batches[len(ds.Batches)-1]
+					last.Records = append(last.Records, newJSONRecord(b.BaseOffset+int64(b.OffsetDeltas[i]), r))
+				}
+			}
+		}
+		if seg.Invalid != nil {
+			ds.InvalidBytes, ds.Reason = seg.Invalid.Bytes, seg.Invalid.Reason
+		}
+		v.Segments = append(v.Segments, ds)
+		v.segs = append(v.segs, seg)
+	}
+	return s.emit(w, v)
+}
