@@ -172,3 +172,30 @@ func TestReadmeFirstSession(t *testing.T) {
 		t.Errorf("README.md's first session differs from the REPL:\n%s", lineDiff(block, got.String()))
 	}
 }
+
+// TestScriptsCoverEveryCommand: every command of the table runs in some
+// transcript under testdata/scripts.
+func TestScriptsCoverEveryCommand(t *testing.T) {
+	files, _ := filepath.Glob("testdata/scripts/*.mk")
+	var lines []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(string(src), "\n")...)
+	}
+	for _, c := range theRegistry().All() {
+		name := c.FullName()
+		found := false
+		for _, l := range lines {
+			if l == name || strings.HasPrefix(l, name+" ") {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("no transcript in testdata/scripts runs %q", name)
+		}
+	}
+}
