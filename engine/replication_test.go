@@ -570,3 +570,23 @@ func TestAcksAllWaitsForHWWhenTheISRGrows(t *testing.T) {
 	}
 	wantCode(t, ack.Err(), kerr.FencedLeaderEpoch, "")
 }
+
+// E2 (decision 8): after a restart with leader LEO 4 and follower LEO 3, the
+// ISR is {leader} and the HW is 3 — the HW is recomputed from every replica,
+// not checkpointed.
+func TestRestartRecomputesISRAndHWE2(t *testing.T) {
+	f := open(t, two, nil)
+	f.topic("t", 1, 2)
+	p0 := tp("t", 0)
+	for _, v := range []string{"a", "b", "c"} {
+		f.append(p0, batchOf(v), engine.Acks1)
+	}
+	f.replicate(nil)
+	f.append(p0, batchOf("d"), engine.Acks1)
+	f.restart()
+	st := f.state(p0)
+	if st.LEO != 4 || st.HW != 3 {
+		t.Fatalf("%+v", st)
+	}
+	wantInts(t, "ISR", st.ISR, []int32{1})
+}

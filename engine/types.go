@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/topic"
@@ -132,3 +133,19 @@ type ReplicaState = replication.ReplicaState
 
 // ProducerEntry is the broker-side state of one idempotent producer.
 type ProducerEntry = replication.ProducerEntry
+
+// Producer is a producer created by NewProducer.
+type Producer = producer.Producer
+
+// ProducerOptions configure NewProducer; start from DefaultProducerOptions.
+type ProducerOptions = producer.Options
+
+// DefaultProducerOptions: batch.size 16384, linger.ms 0, buffer.memory 1 MiB,
+// acks 1, not idempotent, named producer-{n}.
+func DefaultProducerOptions() ProducerOptions { return producer.DefaultOptions() }
+
+// Future is a producer's pending record result.
+type Future = producer.Future
+
+// RecordMetadata is where a sent record went.
+type RecordMetadata = producer.RecordMetadata

@@ -3,11 +3,8 @@ package replication
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // FollowerFetch is what one follower did in one fetch step.
@@ -197,43 +194,8 @@ func (rs *ReplicaSet) truncateReplica(r *Replica, target int64, reason string) (
 }
 
 // resetReplica replaces a running replica's log with an empty log whose
-// start offset and LEO are start. The storage package has no such operation,
-// so the log is closed (no clean-shutdown marker), its directory emptied, an
-// empty segment file named for start created, and the log reopened: Open
-// takes the lowest segment file's base as the log start.
+// start offset and LEO are start (storage ResetTo, Kafka's
+// truncateFullyAndStartAt).
 func (rs *ReplicaSet) resetReplica(r *Replica, start int64) error {
-	l := r.log
-	dir, opts, epoch := l.Dir(), l.Options(), l.LeaderEpoch()
-	if err := l.Crash(true); err != nil {
-		return err
-	}
-	r.log = nil
-	r.downLEO, r.downLogStart = start, start
-	reopen := func() error {
-		nl, _, err := storage.Open(dir, opts, epoch)
-		if err != nil {
-			return err
-		}
-		nl.SetLeaderEpoch(epoch)
-		r.log = nl
-		return nil
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
-	}
-	f, err := os.Create(filepath.Join(dir, storage.SegmentFileName(start)))
-	if err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
-	}
-	if err := f.Close(); err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "reset %s", dir)
-	}
-	return reopen()
+	return r.log.ResetTo(start)
 }
