@@ -91,6 +91,8 @@ func TestAssignReplicasM2(t *testing.T) {
 	wantCode(t, err, kerr.InvalidArgument, "replication factor")
 	_, err = engine.AssignReplicas([]int32{1}, 0, 1)
 	wantCode(t, err, kerr.InvalidArgument, "partitions must be positive")
+	_, err = engine.AssignReplicas([]int32{1}, engine.MaxPartitions+1, 1)
+	wantCode(t, err, kerr.InvalidArgument, "at most")
 }
 
 // M3, M4: bad topic names and replication factors are argument errors that

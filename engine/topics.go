@@ -13,13 +13,20 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
+// MaxPartitions bounds a topic's partition count: every replica is a real
+// directory of files in one process.
+const MaxPartitions = 1000
+
 // AssignReplicas is round-robin placement (§5.2): with brokers B (in order)
 // and n = |B|, partition p gets [B[(p+r) mod n] for r in 0..rf-1]; its first
-// replica is its first leader. partitions must be positive and
+// replica is its first leader. partitions must be in 1..MaxPartitions and
 // 0 < rf <= n (argument errors).
 func AssignReplicas(brokers []int32, partitions, rf int) ([][]int32, error) {
 	if partitions <= 0 {
 		return nil, kerr.Argument("partitions must be positive (got %d)", partitions)
+	}
+	if partitions > MaxPartitions {
+		return nil, kerr.Argument("partitions must be at most %d (got %d)", MaxPartitions, partitions)
 	}
 	n := len(brokers)
 	if rf <= 0 || rf > n {
