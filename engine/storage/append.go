@@ -93,8 +93,9 @@ func (l *Log) commitFrame(start int, base, next, maxTs int64, epoch int32) (Appe
 }
 
 // rollAt rolls the log while l.wbuf[n:] holds a frame not yet committed:
-// l.wbuf[:n] is written to the old active segment, which is fsynced (a roll
-// is a flush of the old segment), and a new empty segment starts at LEO. It
+// l.wbuf[:n] is written to the old active segment, whose log file is
+// fsynced (a roll is a flush of the old segment), and a new empty segment
+// starts at LEO. It
 // returns where the uncommitted frame now starts in l.wbuf.
 func (l *Log) rollAt(n int) (int, error) {
 	old := l.active()
@@ -102,7 +103,12 @@ func (l *Log) rollAt(n int) (int, error) {
 		return n, err
 	}
 	l.wbuf = append(l.wbuf[:0], l.wbuf[n:]...)
-	if err := old.sync(); err != nil {
+	// The log bytes are fsynced; the index (derived data) is written now
+	// and fsynced by the next Flush or Close.
+	if err := old.syncLog(); err != nil {
+		return 0, err
+	}
+	if err := old.writeIndex(false); err != nil {
 		return 0, err
 	}
 	if err := l.syncDirIfNeeded(); err != nil {

@@ -37,7 +37,10 @@
 // read starts at most index.interval.bytes before the batch it needs.
 //
 // The index is derived data. It is kept in memory and written to its file
-// on flush, roll and close. Open rebuilds every index from the log while
+// when the segment is rolled (without an fsync) and on Flush and Close
+// (fsynced), and by truncation and compaction; a new segment's index file
+// is created by the first of these. A missing or stale index file is
+// simply rebuilt. Open rebuilds every index from the log while
 // scanning and rewrites a file only when it differs; after a clean shutdown
 // it reuses the closed segments' files, checked by the validating open
 // (CORRUPT_INDEX "partial" or "non-monotonic"), and rebuilds nothing.

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -245,6 +247,12 @@ func reconcileIndex(s *segment) (bool, error) {
 	have, err := os.ReadFile(s.indexPath)
 	s.indexWritten = len(s.index.entries)
 	if err == nil && bytes.Equal(have, want) {
+		return false, nil
+	}
+	if len(want) == 0 && errors.Is(err, fs.ErrNotExist) {
+		// An empty segment whose index file was never written: nothing to
+		// rebuild; the file comes with the next flush.
+		s.indexWritten = -1
 		return false, nil
 	}
 	return true, writeIndexFile(s.indexPath, s.base, s.index.entries)

@@ -94,7 +94,11 @@ func (c *cursor) bytes(s *segment, n int) ([]byte, error) {
 		return nil, err
 	}
 	c.win, c.winStart = buf, c.pos
-	c.chunk = min(c.chunk*2, maxReadChunk)
+	if !c.reuse {
+		// A long scan makes fewer, larger reads. A reusing cursor (Fetch)
+		// keeps its chunk, so it reads little beyond what it returns.
+		c.chunk = min(c.chunk*2, maxReadChunk)
+	}
 	return buf[:min(int64(n), want)], nil
 }
 

@@ -25,7 +25,8 @@ type segment struct {
 	maxEpoch int32 // max batch leader epoch, -1 without batches
 
 	index        offsetIndex
-	indexWritten int // entries already in the index file
+	indexWritten int  // entries already in the index file (-1: no file yet)
+	indexDirty   bool // the index file was written without an fsync
 
 	f *os.File // opened lazily for closed segments
 }
@@ -42,20 +43,19 @@ func newSegment(dir string, base int64) *segment {
 	}
 }
 
-// createSegment creates (truncates) both files of a new, empty segment. The
-// new files are not durable until the directory is fsynced.
+// createSegment creates (truncates) the log file of a new, empty segment.
+// The index file is created when the segment is rolled or flushed (it is
+// derived data; a missing index file is rebuilt at open). The new file is
+// not durable until the directory is fsynced.
 func createSegment(dir string, base int64) (*segment, error) {
 	s := newSegment(dir, base)
 	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, storageErr(err, "create segment")
 	}
-	if err := os.WriteFile(s.indexPath, nil, 0o644); err != nil {
-		f.Close()
-		os.Remove(s.logPath)
-		return nil, storageErr(err, "create index")
-	}
+	os.Remove(s.indexPath) // a stale index of an earlier segment with this base
 	s.f = f
+	s.indexWritten = -1 // the index file does not exist yet
 	return s, nil
 }
 
@@ -109,44 +109,54 @@ func (s *segment) writeFile(p []byte) error {
 	return nil
 }
 
-// sync fsyncs the log file and writes and fsyncs the index entries not yet
-// in the index file. Afterwards every byte of the segment is durable.
+// sync fsyncs the log file and writes and fsyncs the index entries not
+// yet in the index file. Afterwards every byte of the segment is durable.
 func (s *segment) sync() error {
-	if s.synced == s.size && s.indexWritten == len(s.index.entries) {
+	if err := s.syncLog(); err != nil {
+		return err
+	}
+	return s.syncIndex()
+}
+
+// syncLog fsyncs the log file when it has bytes not yet flushed.
+func (s *segment) syncLog() error {
+	if s.synced == s.size {
 		return nil
 	}
-	if s.synced != s.size {
-		f, err := s.file()
-		if err != nil {
-			return err
-		}
-		if err := fsync(f); err != nil {
-			return storageErr(err, "fsync segment")
-		}
-	}
-	if err := s.syncIndex(); err != nil {
+	f, err := s.file()
+	if err != nil {
 		return err
+	}
+	if err := fsync(f); err != nil {
+		return storageErr(err, "fsync segment")
 	}
 	s.synced = s.size
 	return nil
 }
 
-// syncIndex appends the unwritten index entries to the index file and
-// fsyncs it.
-func (s *segment) syncIndex() error {
-	if s.indexWritten == len(s.index.entries) {
+// syncIndex writes the index entries not yet in the index file and fsyncs
+// it.
+func (s *segment) syncIndex() error { return s.writeIndex(true) }
+
+// writeIndex appends the unwritten index entries to the index file,
+// creating it if needed, and fsyncs it when sync is set. A roll writes the
+// old segment's index without an fsync: the index is derived data, checked
+// or rebuilt by Open.
+func (s *segment) writeIndex(sync bool) error {
+	if s.indexWritten == len(s.index.entries) && !(sync && s.indexDirty) {
 		return nil
 	}
 	f, err := os.OpenFile(s.indexPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return storageErr(err, "open index")
 	}
-	buf := encodeIndex(nil, s.base, s.index.entries[s.indexWritten:])
-	_, err = f.WriteAt(buf, int64(s.indexWritten)*IndexEntrySize)
+	from := max(s.indexWritten, 0)
+	buf := encodeIndex(nil, s.base, s.index.entries[from:])
+	_, err = f.WriteAt(buf, int64(from)*IndexEntrySize)
 	if err == nil {
 		err = f.Truncate(int64(len(s.index.entries)) * IndexEntrySize)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = fsync(f)
 	}
 	if cerr := f.Close(); err == nil {
@@ -156,6 +166,7 @@ func (s *segment) syncIndex() error {
 		return storageErr(err, "write index")
 	}
 	s.indexWritten = len(s.index.entries)
+	s.indexDirty = !sync
 	return nil
 }
 

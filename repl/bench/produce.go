@@ -23,23 +23,28 @@ func runProduce(dir string, o Options) ([]Figure, error) {
 	}
 	var figs []Figure
 	for _, b := range sizes {
-		l, _, err := storage.Open(filepath.Join(dir, fmt.Sprintf("b%d", b)), storage.Options{SegmentBytes: o.SegmentBytes}, 0)
-		if err != nil {
-			return nil, err
-		}
 		batch := batchOf(b, o.ValueSize, 0)
-		start := time.Now()
-		n := 0
-		for n < o.Records {
-			if _, _, err := l.Append(batch); err != nil {
-				l.Crash(true)
-				return nil, err
+		var n int
+		var size int64
+		round := 0
+		elapsed, err := best(o, func() (time.Duration, error) {
+			round++
+			l, _, err := storage.Open(filepath.Join(dir, fmt.Sprintf("b%d-%d", b, round)), storage.Options{SegmentBytes: o.SegmentBytes}, 0)
+			if err != nil {
+				return 0, err
 			}
-			n += b
-		}
-		elapsed := time.Since(start)
-		size := l.SizeBytes()
-		if err := l.Crash(true); err != nil {
+			defer l.Crash(true)
+			start := time.Now()
+			for n = 0; n < o.Records; n += b {
+				if _, _, err := l.Append(batch); err != nil {
+					return 0, err
+				}
+			}
+			d := time.Since(start)
+			size = l.SizeBytes()
+			return d, nil
+		})
+		if err != nil {
 			return nil, err
 		}
 		figs = append(figs,

@@ -25,32 +25,48 @@ func runRecover(dir string, o Options) ([]Figure, error) {
 		return nil, err
 	}
 	opts := storage.Options{SegmentBytes: o.SegmentBytes}
-	start := time.Now()
-	l, rep, err := storage.Open(dir, opts, 0)
-	clean := time.Since(start)
+	clean, err := best(o, func() (time.Duration, error) {
+		start := time.Now()
+		l, rep, err := storage.Open(dir, opts, 0)
+		d := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		defer l.Close()
+		if !rep.CleanShutdown {
+			return 0, fmt.Errorf("clean open did not trust the marker: %s", rep.MarkerIgnored)
+		}
+		return d, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if !rep.CleanShutdown {
-		l.Crash(true)
-		return nil, fmt.Errorf("clean open did not trust the marker: %s", rep.MarkerIgnored)
-	}
-	if _, err := l.Corrupt(-1, storage.Garbage, 0); err != nil {
-		l.Crash(true)
-		return nil, err
-	}
-	if err := l.Crash(true); err != nil {
-		return nil, err
-	}
-	start = time.Now()
-	l, rep, err = storage.Open(dir, opts, 0)
-	torn := time.Since(start)
+	torn, err := best(o, func() (time.Duration, error) {
+		l, _, err := storage.Open(dir, opts, 0)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := l.Corrupt(-1, storage.Garbage, 0); err != nil {
+			l.Crash(true)
+			return 0, err
+		}
+		if err := l.Crash(true); err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		l, rep, err := storage.Open(dir, opts, 0)
+		d := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		defer l.Crash(true)
+		if rep.Truncation == nil {
+			return 0, fmt.Errorf("the torn tail was not repaired")
+		}
+		return d, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer l.Crash(true)
-	if rep.Truncation == nil {
-		return nil, fmt.Errorf("the torn tail was not repaired")
 	}
 	return []Figure{
 		{Name: "go.recovery.clean.open_s", Value: clean.Seconds(), Unit: UnitSeconds},

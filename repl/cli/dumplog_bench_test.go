@@ -93,11 +93,11 @@ func TestBenchCommand(t *testing.T) {
 			t.Fatalf("bad line %q", l)
 		}
 	}
-	out, _, st = runCLI(t, "bench", "recover", "--records", "1000", "--batch", "10")
+	out, _, st = runCLI(t, "bench", "recover", "--records", "1000", "--batch", "10", "--rounds", "1")
 	if st != 0 || !strings.Contains(out, "go.recovery.corrupt_tail.open_s") || !strings.Contains(strings.ToUpper(out), "WORKLOAD") {
 		t.Fatalf("table status %d:\n%s", st, out)
 	}
-	for _, args := range [][]string{{"bench", "warp"}, {"bench", "--format", "csv"}, {"bench", "--records", "0"}} {
+	for _, args := range [][]string{{"bench", "warp"}, {"bench", "--format", "csv"}, {"bench", "--records", "0"}, {"bench", "--rounds", "0"}} {
 		if _, errOut, st := runCLI(t, args...); st != 2 || errOut == "" {
 			t.Fatalf("%v: status %d stderr %q", args, st, errOut)
 		}
