@@ -81,7 +81,8 @@ the leader.`,
 		{Name: "broker", Values: liveBrokers}, {Name: "segment", Values: choices("active")},
 		{Name: "mode", Values: choices("garbage", "truncate", "flip")}, {Name: "bytes"},
 	},
-	Run: runCorrupt,
+	Reports: []string{"segment_corrupted"},
+	Run:     runCorrupt,
 }
 
 var retentionCommand = &Command{
@@ -97,6 +98,7 @@ The log start offset moves up; offsets are never renumbered.`,
 	Group:      "The log on disk",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
 	Keys:       []Param{{Name: "retention.ms"}, {Name: "retention.bytes"}, {Name: "broker", Values: liveBrokers}},
+	Reports:    []string{"segments_deleted"},
 	Run:        runRetention,
 }
 
@@ -114,6 +116,7 @@ then dropped. Keyless records and transaction markers are kept.`,
 	Group:      "The log on disk",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
 	Keys:       []Param{{Name: "delete.retention.ms"}, {Name: "broker", Values: liveBrokers}},
+	Reports:    []string{"log_compacted"},
 	Run:        runCompact,
 }
 
@@ -328,46 +331,20 @@ func runCorrupt(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	l, b, err := s.replicaLog(a, tp)
+	st, err := s.cluster.PartitionState(tp)
 	if err != nil {
 		return err
 	}
-	rep, err := l.Corrupt(base, mode, int(n))
+	b := a.Broker("broker", st.Leader)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	rep, err := s.cluster.Corrupt(tp, b, base, mode, int(n))
 	if err != nil {
 		return err
 	}
 	return s.emit(w, corrupted{Broker: b, File: s.relPath(rep.Path), Mode: rep.Mode.String(), Position: rep.Position,
 		Bytes: rep.Bytes, SizeBefore: rep.SizeBefore, SizeAfter: rep.SizeAfter})
-}
-
-// replicaLogs returns the logs of the running replicas of tp, or of broker=ID.
-func (s *Session) replicaLogs(a *Args, tp engine.TopicPartition) ([]int32, []*storage.Log, error) {
-	st, err := s.cluster.PartitionState(tp)
-	if err != nil {
-		return nil, nil, err
-	}
-	var brokers []int32
-	if a.Has("broker") {
-		brokers = []int32{a.Broker("broker", 0)}
-		if err := a.Err(); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		for _, r := range st.Replicas {
-			if r.Up {
-				brokers = append(brokers, r.Broker)
-			}
-		}
-	}
-	var logs []*storage.Log
-	for _, b := range brokers {
-		l, err := s.cluster.ReplicaLog(tp, b)
-		if err != nil {
-			return nil, nil, err
-		}
-		logs = append(logs, l)
-	}
-	return brokers, logs, nil
 }
 
 // retained is the result of retention.
@@ -378,14 +355,14 @@ type retained struct {
 type retainedReplica struct {
 	Broker          int32   `json:"broker"`
 	DeletedSegments []int64 `json:"deleted_segments"`
-	LogStartFrom    int64   `json:"log_start_from"`
-	LogStartTo      int64   `json:"log_start_to"`
+	LogStartTo      int64   `json:"log_start_offset"`
+	logStartFrom    int64
 }
 
 func (r retained) writeText(w io.Writer, _ *style) error {
 	for _, x := range r.Replicas {
 		if len(x.DeletedSegments) == 0 {
-			fmt.Fprintf(w, "broker %d: nothing to delete (log start stays %d)\n", x.Broker, x.LogStartFrom)
+			fmt.Fprintf(w, "broker %d: nothing to delete (log start stays %d)\n", x.Broker, x.LogStartTo)
 			continue
 		}
 		bases := make([]string, len(x.DeletedSegments))
@@ -393,7 +370,7 @@ func (r retained) writeText(w io.Writer, _ *style) error {
 			bases[i] = fmt.Sprint(b)
 		}
 		fmt.Fprintf(w, "broker %d: deleted %s with base %s; log start %d -> %d\n", x.Broker,
-			plural(len(bases), "segment", "segments"), strings.Join(bases, ", "), x.LogStartFrom, x.LogStartTo)
+			plural(len(bases), "segment", "segments"), strings.Join(bases, ", "), x.logStartFrom, x.LogStartTo)
 	}
 	return nil
 }
@@ -408,20 +385,35 @@ func runRetention(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	brokers, logs, err := s.replicaLogs(a, tp)
+	broker := s.toolBroker(a)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	before := map[int32]int64{}
+	if st, err := s.cluster.PartitionState(tp); err == nil {
+		for _, r := range st.Replicas {
+			before[r.Broker] = r.LogStart
+		}
+	}
+	outs, err := s.cluster.ApplyRetention(tp, broker, ms, bytes)
 	if err != nil {
 		return err
 	}
 	res := retained{Replicas: []retainedReplica{}}
-	for i, l := range logs {
-		from := l.LogStartOffset()
-		deleted, err := l.ApplyRetention(s.nowMs(), ms, bytes)
-		if err != nil {
-			return err
-		}
-		res.Replicas = append(res.Replicas, retainedReplica{Broker: brokers[i], DeletedSegments: append([]int64{}, deleted...), LogStartFrom: from, LogStartTo: l.LogStartOffset()})
+	for _, o := range outs {
+		res.Replicas = append(res.Replicas, retainedReplica{Broker: o.Broker, DeletedSegments: append([]int64{}, o.Deleted...),
+			LogStartTo: o.LogStart, logStartFrom: before[o.Broker]})
 	}
 	return s.emit(w, res)
+}
+
+// toolBroker reads broker=ID for retention and compaction: every running
+// replica when absent.
+func (s *Session) toolBroker(a *Args) int32 {
+	if !a.Has("broker") {
+		return engine.AllReplicas
+	}
+	return a.Broker("broker", 0)
 }
 
 // compacted is the result of compact.
@@ -458,18 +450,18 @@ func runCompact(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	brokers, logs, err := s.replicaLogs(a, tp)
+	broker := s.toolBroker(a)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	outs, err := s.cluster.Compact(tp, broker, drm)
 	if err != nil {
 		return err
 	}
 	res := compacted{Replicas: []compactedReplica{}}
-	for i, l := range logs {
-		r, err := l.Compact(s.nowMs(), drm, nil)
-		if err != nil {
-			return err
-		}
-		res.Replicas = append(res.Replicas, compactedReplica{Broker: brokers[i], SourceSegments: append([]int64{}, r.SourceSegments...),
-			RecordsBefore: r.RecordsBefore, RecordsAfter: r.RecordsAfter, TombstonesDropped: r.TombstonesDropped})
+	for _, o := range outs {
+		res.Replicas = append(res.Replicas, compactedReplica{Broker: o.Broker, SourceSegments: append([]int64{}, o.SourceSegments...),
+			RecordsBefore: o.RecordsBefore, RecordsAfter: o.RecordsAfter, TombstonesDropped: o.TombstonesDropped})
 	}
 	return s.emit(w, res)
 }

@@ -22,6 +22,9 @@ type Command struct {
 	Keys       []Param // key=value names
 	Flags      []Param // bare-word flags such as tombstone
 	FreeKeys   bool    // any key=value is accepted (config names, TP=OFFSET)
+	// Reports lists the engine event kinds the command's own output already
+	// describes: they are left out of its text (JSON keeps every event).
+	Reports []string
 
 	// Sub lists the subcommands. A verb with both Sub and Run runs Run when
 	// its first word is not a subcommand (`clock` vs `clock advance 10s`).

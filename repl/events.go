@@ -11,6 +11,7 @@ import (
 // line and a JSON object. resolved is set for a pending handle that completed
 // with an offset.
 type event struct {
+	Kind     string
 	Text     string
 	JSON     any
 	Resolved []resolvedHandle
@@ -44,7 +45,7 @@ func convertEvent(e engine.Event) []event {
 	if fields, ok := plainJSON(e).(object); ok {
 		obj = append(obj, fields...)
 	}
-	ev := event{Text: e.String(), JSON: obj}
+	ev := event{Kind: e.Kind(), Text: e.String(), JSON: obj}
 	switch e := e.(type) {
 	case engine.AckResolved:
 		var off *int64
@@ -71,7 +72,7 @@ func convertEvent(e engine.Event) []event {
 // writeEvents prints each event as an indented line.
 func (s *Session) writeEvents(w io.Writer, events []event) {
 	for _, e := range events {
-		fmt.Fprintf(w, "  %s\n", s.st.paint(s.st.event, e.Text))
+		fmt.Fprintf(w, "  %s\n", s.st.paint(s.st.event, s.relativePaths(e.Text)))
 	}
 }
 

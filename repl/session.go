@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -216,7 +217,13 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 	if s.format == FormatJSON {
 		return s.writeJSON(w, text, s.res, events)
 	}
-	s.writeEvents(cw, events)
+	var shown []event
+	for _, e := range events {
+		if !slices.Contains(cmd.Reports, e.Kind) {
+			shown = append(shown, e)
+		}
+	}
+	s.writeEvents(cw, shown)
 	if cw.n == 0 {
 		fmt.Fprintln(w, "ok")
 	}
@@ -243,7 +250,7 @@ func (s *Session) report(w io.Writer, text string, err error, events []event) {
 		if merr != nil {
 			b = []byte(`{"command":"","ok":false,"error":{"code":"INTERNAL","message":"cannot encode error"}}`)
 		}
-		fmt.Fprintf(w, "%s\n", b)
+		fmt.Fprintf(w, "%s\n", s.relativePaths(string(b)))
 		return
 	}
 	s.writeEvents(w, events)
@@ -295,7 +302,7 @@ func (s *Session) writeJSON(w io.Writer, text string, r result, events []event) 
 	if err != nil {
 		return s.fail(w, text, err)
 	}
-	fmt.Fprintf(w, "%s\n", b)
+	fmt.Fprintf(w, "%s\n", s.relativePaths(string(b)))
 	return nil
 }
 
@@ -329,11 +336,7 @@ func (s *Session) describeStart() string {
 	if s.opts.DataDir != "" {
 		where = s.opts.DataDir
 	}
-	msg := fmt.Sprintf("brokers %s, clock at %d ms, data in %s", strings.Join(ids, ","), s.nowMs(), where)
-	if n := len(s.opened.Replicas); n > 0 {
-		msg += fmt.Sprintf(" (%d replica logs recovered; `cluster restart` shows how)", n)
-	}
-	return msg
+	return fmt.Sprintf("brokers %s, clock at %d ms, data in %s", strings.Join(ids, ","), s.nowMs(), where)
 }
 
 // Validate checks a line without running it: it splits, names a command
