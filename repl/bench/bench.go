@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -62,10 +63,13 @@ func (o Options) withDefaults() Options {
 
 // best runs measure o.Rounds times and returns the shortest duration: on a
 // shared machine the fastest round is the one least disturbed by others
-// (and the first round also pays for growing the heap).
+// (and the first round also pays for growing the heap). Like go test
+// -bench, it collects garbage before each round, so that a round does not
+// pay for the previous one's allocations.
 func best(o Options, measure func() (time.Duration, error)) (time.Duration, error) {
 	var fastest time.Duration
 	for i := 0; i < o.Rounds; i++ {
+		runtime.GC()
 		d, err := measure()
 		if err != nil {
 			return 0, err
