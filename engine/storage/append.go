@@ -103,12 +103,11 @@ func (l *Log) rollAt(n int) (int, error) {
 		return n, err
 	}
 	l.wbuf = append(l.wbuf[:0], l.wbuf[n:]...)
-	// The log bytes are fsynced; the index (derived data) is written now
-	// and fsynced by the next Flush or Close.
+	// Only the log bytes are fsynced: the index (derived data) is written
+	// by the next Flush or Close, or rebuilt by Open after a crash. That
+	// keeps file creations, which are slow on some file systems, out of
+	// the append path.
 	if err := old.syncLog(); err != nil {
-		return 0, err
-	}
-	if err := old.writeIndex(false); err != nil {
 		return 0, err
 	}
 	if err := l.syncDirIfNeeded(); err != nil {

@@ -37,10 +37,11 @@
 // read starts at most index.interval.bytes before the batch it needs.
 //
 // The index is derived data. It is kept in memory and written to its file
-// when the segment is rolled (without an fsync) and on Flush and Close
-// (fsynced), and by truncation and compaction; a new segment's index file
-// is created by the first of these. A missing or stale index file is
-// simply rebuilt. Open rebuilds every index from the log while
+// (fsynced) on Flush and Close, and by truncation and compaction; a new
+// segment's index file is created by the first of these. A roll fsyncs the
+// old segment's log file only, which keeps file creations out of the
+// append path. After a crash, a missing or stale index file is simply
+// rebuilt (like Kafka's indexes beyond the recovery point). Open rebuilds every index from the log while
 // scanning and rewrites a file only when it differs; after a clean shutdown
 // it reuses the closed segments' files, checked by the validating open
 // (CORRUPT_INDEX "partial" or "non-monotonic"), and rebuilds nothing.

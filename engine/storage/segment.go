@@ -25,8 +25,7 @@ type segment struct {
 	maxEpoch int32 // max batch leader epoch, -1 without batches
 
 	index        offsetIndex
-	indexWritten int  // entries already in the index file (-1: no file yet)
-	indexDirty   bool // the index file was written without an fsync
+	indexWritten int // entries already in the index file (-1: no file yet)
 
 	f *os.File // opened lazily for closed segments
 }
@@ -44,9 +43,9 @@ func newSegment(dir string, base int64) *segment {
 }
 
 // createSegment creates (truncates) the log file of a new, empty segment.
-// The index file is created when the segment is rolled or flushed (it is
-// derived data; a missing index file is rebuilt at open). The new file is
-// not durable until the directory is fsynced.
+// The index file is created by the segment's first flush (it is derived
+// data; a missing index file is rebuilt at open). The new file is not
+// durable until the directory is fsynced.
 func createSegment(dir string, base int64) (*segment, error) {
 	s := newSegment(dir, base)
 	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -105,6 +104,7 @@ func (s *segment) writeFile(p []byte) error {
 	if _, err := f.WriteAt(p, s.written); err != nil {
 		return storageErr(err, "write segment")
 	}
+	startWriteback(f, s.written, int64(len(p)))
 	s.written += int64(len(p))
 	return nil
 }
@@ -134,16 +134,10 @@ func (s *segment) syncLog() error {
 	return nil
 }
 
-// syncIndex writes the index entries not yet in the index file and fsyncs
-// it.
-func (s *segment) syncIndex() error { return s.writeIndex(true) }
-
-// writeIndex appends the unwritten index entries to the index file,
-// creating it if needed, and fsyncs it when sync is set. A roll writes the
-// old segment's index without an fsync: the index is derived data, checked
-// or rebuilt by Open.
-func (s *segment) writeIndex(sync bool) error {
-	if s.indexWritten == len(s.index.entries) && !(sync && s.indexDirty) {
+// syncIndex appends the unwritten index entries to the index file,
+// creating it if needed, and fsyncs it.
+func (s *segment) syncIndex() error {
+	if s.indexWritten == len(s.index.entries) {
 		return nil
 	}
 	f, err := os.OpenFile(s.indexPath, os.O_RDWR|os.O_CREATE, 0o644)
@@ -156,7 +150,7 @@ func (s *segment) writeIndex(sync bool) error {
 	if err == nil {
 		err = f.Truncate(int64(len(s.index.entries)) * IndexEntrySize)
 	}
-	if err == nil && sync {
+	if err == nil {
 		err = fsync(f)
 	}
 	if cerr := f.Close(); err == nil {
@@ -166,7 +160,6 @@ func (s *segment) writeIndex(sync bool) error {
 		return storageErr(err, "write index")
 	}
 	s.indexWritten = len(s.index.entries)
-	s.indexDirty = !sync
 	return nil
 }
 
