@@ -1,3 +1,5 @@
+//go:build linux && !arm
+
 package storage
 
 import (

@@ -1,8 +1,9 @@
-//go:build !linux
+//go:build !linux || arm
 
 package storage
 
 import "os"
 
-// startWriteback is a no-op where sync_file_range does not exist.
+// startWriteback is a no-op where the syscall package has no
+// sync_file_range.
 func startWriteback(f *os.File, off, n int64) {}
