@@ -35,9 +35,11 @@ func (e *UsageError) Is(target error) bool { return target == kerr.InvalidArgume
 type Args struct {
 	cmd   *Command
 	line  string
+	words []Word // every word after the command's name, in order
 	pos   []Word
 	pairs []Word
 	flags map[string]bool
+	raw   string // a Raw command's text after its name
 	err   error
 }
 
@@ -45,7 +47,7 @@ type Args struct {
 // command's declaration, and checks the shape: no unknown or repeated keys,
 // no unknown flags, the right number of positional arguments.
 func newArgs(cmd *Command, line string, words []Word) (*Args, error) {
-	a := &Args{cmd: cmd, line: line, flags: map[string]bool{}}
+	a := &Args{cmd: cmd, line: line, words: words, flags: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, w := range words {
 		switch {
@@ -119,6 +121,9 @@ func (a *Args) Err() error { return a.err }
 
 // Line returns the command line as typed.
 func (a *Args) Line() string { return a.line }
+
+// Raw returns a Raw command's text after its name, as typed.
+func (a *Args) Raw() string { return a.raw }
 
 // Len is the number of positional arguments.
 func (a *Args) Len() int { return len(a.pos) }

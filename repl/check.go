@@ -32,12 +32,14 @@ func (e *CheckError) Message() string {
 var checkOps = []string{"==", "!=", "<", "<=", ">", ">="}
 
 // quantity is the value `check` reads from the cluster: an integer, a set of
-// broker ids, or a word (a state, a boolean, "none").
+// broker ids, a list of words, or one word (a state, a boolean, a member
+// id, one record's key or value, "none").
 type quantity struct {
-	kind quantityKind
-	n    int64
-	set  []int32
-	word string
+	kind  quantityKind
+	n     int64
+	set   []int32
+	items []string
+	word  string
 }
 
 type quantityKind int
@@ -45,12 +47,21 @@ type quantityKind int
 const (
 	qInt quantityKind = iota
 	qSet
+	qList
 	qWord
 )
 
-func intQ(n int64) quantity     { return quantity{kind: qInt, n: n} }
-func wordQ(s string) quantity   { return quantity{kind: qWord, word: s} }
-func setQ(ids []int32) quantity { return quantity{kind: qSet, set: sortedIDs(ids)} }
+func intQ(n int64) quantity      { return quantity{kind: qInt, n: n} }
+func wordQ(s string) quantity    { return quantity{kind: qWord, word: s} }
+func setQ(ids []int32) quantity  { return quantity{kind: qSet, set: sortedIDs(ids)} }
+func listQ(xs []string) quantity { return quantity{kind: qList, items: append([]string{}, xs...)} }
+func boolQ(b bool) quantity      { return wordQ(strconv.FormatBool(b)) }
+func noneQ() quantity            { return wordQ("none") }
+func sortedListQ(xs []string) quantity {
+	q := listQ(xs)
+	slices.Sort(q.items)
+	return q
+}
 
 func (q quantity) String() string {
 	switch q.kind {
@@ -58,6 +69,8 @@ func (q quantity) String() string {
 		return strconv.FormatInt(q.n, 10)
 	case qSet:
 		return brokerSet(q.set)
+	case qList:
+		return "[" + strings.Join(q.items, " ") + "]"
 	}
 	return q.word
 }
@@ -68,58 +81,62 @@ func sortedIDs(ids []int32) []int32 {
 	return out
 }
 
-// compare applies op to the actual quantity and the expected text. Sets and
-// words support only == and !=.
-func compare(actual quantity, op, expected string) (bool, error) {
-	switch actual.kind {
-	case qInt:
-		want, err := strconv.ParseInt(expected, 10, 64)
-		if err != nil && expected == "none" && (op == "==" || op == "!=") {
-			return compare(wordQ(actual.String()), op, expected) // a value that may be missing
-		}
-		if err != nil {
-			return false, fmt.Errorf("expected value %q is not an integer", expected)
-		}
-		switch op {
-		case "==":
-			return actual.n == want, nil
-		case "!=":
-			return actual.n != want, nil
-		case "<":
-			return actual.n < want, nil
-		case "<=":
-			return actual.n <= want, nil
-		case ">":
-			return actual.n > want, nil
-		case ">=":
-			return actual.n >= want, nil
-		}
-	case qSet:
-		ids, err := ParseBrokerList(strings.Trim(strings.ReplaceAll(expected, " ", ","), "[]"))
-		if strings.Trim(expected, "[] ") == "" {
-			ids, err = nil, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("expected value %q is not a set of broker ids such as 1,2", expected)
-		}
-		eq := slices.Equal(actual.set, sortedIDs(ids))
-		switch op {
-		case "==":
-			return eq, nil
-		case "!=":
-			return !eq, nil
-		}
-		return false, fmt.Errorf("a set compares only with == or !=")
-	case qWord:
-		switch op {
-		case "==":
-			return actual.word == expected, nil
-		case "!=":
-			return actual.word != expected, nil
-		}
-		return false, fmt.Errorf("%q compares only with == or !=", actual.word)
+// expectation is the parsed value on the right of a check's operator. It is
+// read before anything runs (Validate), so it depends only on the text.
+type expectation struct {
+	kind  quantityKind // qInt, qSet, qList or qWord
+	n     int64
+	set   []int32
+	items []string
+	word  string
+	// count is set when a list quantity is compared with an integer: the
+	// number of its items (check group g members == 2).
+	count bool
+}
+
+// holds applies op to the actual quantity and the expectation. A quantity
+// that may be missing reads "none": it equals only none.
+func holds(actual quantity, op string, want expectation) bool {
+	switch {
+	case want.count && actual.kind == qList:
+		return compareInts(int64(len(actual.items)), op, want.n)
+	case want.kind == qInt && actual.kind == qInt:
+		return compareInts(actual.n, op, want.n)
 	}
-	return false, fmt.Errorf("unknown operator %q", op)
+	var eq bool
+	switch {
+	case want.kind == qSet && actual.kind == qSet:
+		eq = slices.Equal(actual.set, want.set)
+	case want.kind == qList && actual.kind == qList:
+		eq = slices.Equal(actual.items, want.items)
+	case want.kind == qWord && actual.kind == qWord:
+		eq = actual.word == want.word
+	}
+	switch op {
+	case "==":
+		return eq
+	case "!=":
+		return !eq
+	}
+	return false // an ordering of none (or of mismatched kinds) never holds
+}
+
+func compareInts(a int64, op string, b int64) bool {
+	switch op {
+	case "==":
+		return a == b
+	case "!=":
+		return a != b
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	}
+	return false
 }
 
 // checkResult is a passed check.
@@ -133,22 +150,4 @@ type checkResult struct {
 func (checkResult) writeText(w io.Writer, _ *style) error {
 	_, err := fmt.Fprintln(w, "ok")
 	return err
-}
-
-// splitCheck finds the operator in a check expression: the words before it
-// name the quantity, the words after it are the expected value (joined with
-// spaces, so that a set may be written [1 2]).
-func splitCheck(words []string) (subject []string, op, expected string, err error) {
-	for i, w := range words {
-		if slices.Contains(checkOps, w) {
-			if i == 0 {
-				return nil, "", "", fmt.Errorf("nothing to compare before %s", w)
-			}
-			if i == len(words)-1 {
-				return nil, "", "", fmt.Errorf("missing the value after %s", w)
-			}
-			return words[:i], w, strings.Join(words[i+1:], " "), nil
-		}
-	}
-	return nil, "", "", fmt.Errorf("missing operator: one of %s, surrounded by spaces", strings.Join(checkOps, " "))
 }

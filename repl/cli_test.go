@@ -60,14 +60,19 @@ func TestCLIFlags(t *testing.T) {
 			t.Errorf("not one JSON object per line: %q: %v", l, err)
 		}
 	}
-	// Colour: never in a script unless asked; --color=always forces it.
+	// Colour: never in a script unless asked; --color=always forces it,
+	// except that NO_COLOR always wins.
 	_, out, _ = runCLI(t, "nosuch\n", nil, "repl")
 	if strings.Contains(out, "\x1b[") {
 		t.Errorf("ANSI in a script: %q", out)
 	}
-	_, out, _ = runCLI(t, "nosuch\n", map[string]string{"NO_COLOR": "1"}, "repl", "--color", "always")
+	_, out, _ = runCLI(t, "nosuch\n", nil, "repl", "--color", "always")
 	if !strings.Contains(out, "\x1b[") {
 		t.Errorf("--color=always: no ANSI in %q", out)
+	}
+	_, out, _ = runCLI(t, "nosuch\n", map[string]string{"NO_COLOR": "1"}, "repl", "--color", "always")
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("NO_COLOR with --color=always: ANSI in %q", out)
 	}
 	for _, bad := range [][]string{
 		{"repl", "--format", "yaml"}, {"repl", "--color", "sometimes"}, {"repl", "--brokers", "1,1"},

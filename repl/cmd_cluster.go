@@ -24,10 +24,12 @@ show the difference between a graceful shutdown and a crash.`,
 			Args:    "[dir=PATH] [brokers=1,2,3] [key=value...]",
 			Summary: "close this cluster and open another, fresh or from a directory",
 			Detail: `Without dir=, a fresh cluster in a new temporary directory (every lab
-starts with one), with the clock at 0. With dir=, that directory is
-opened with recovery and the recovery report is printed. Any cluster
+starts with one), with the clock at 0 and no producers, consumers or
+topics. With dir=, that directory is opened with recovery and the
+recovery report is printed (the clock also starts at 0). Any cluster
 config may be set by its Kafka name: cluster open brokers=1,2
-min.insync.replicas=2. Unnamed knobs take the spec's defaults.
+min.insync.replicas=2. Unnamed knobs take the spec's defaults, brokers
+1,2,3.
 
 ` + configNamesDetail(),
 			Keys: append([]Param{{Name: "dir"}, {Name: "brokers"}}, configKeyParams()...),
@@ -54,10 +56,14 @@ rescans the active segments. Bytes already written to the OS survive.`,
 		{
 			Name:    "restart",
 			Summary: "reopen the same data directory and print the recovery report",
-			Detail: `Closes the cluster gracefully if it is still running, then opens its
-data directory again: each replica log runs recovery (trusting a
-clean-shutdown marker, or rescanning and repairing a torn tail), and the
-report says what it did. The clock keeps its time.`,
+			Detail: `Reopens the data directory after cluster close or cluster crash: each
+replica log runs recovery (trusting a clean-shutdown marker, or
+rescanning and repairing a torn tail), and the report says what it did.
+On a running cluster it first closes it gracefully (as cluster close
+would), so restart alone is a clean restart; crash first to see recovery
+work. The clock keeps its time; the REPL's producers and consumers are
+gone (create new ones), while topics, logs, committed offsets, producer
+identities and transactions come back from disk.`,
 			Chapter: 2,
 			Run:     runClusterRestart,
 		},
@@ -319,7 +325,7 @@ func runClusterRestart(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	s.cluster, s.cfg, s.opened = c, cfg, report
-	s.consumers = nil // they belonged to the cluster that was closed
+	s.forgetClients() // they belonged to the cluster that was closed
 	return s.emit(w, newClusterOpened(s, "restart", report))
 }
 

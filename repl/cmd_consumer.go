@@ -23,16 +23,19 @@ rebalance, a member keeps its old assignment until it refreshes.`,
 	Sub: []*Command{
 		{
 			Name:    "create",
-			Args:    "NAME [group=G] [auto.offset.reset=earliest|latest|error] [isolation=read_uncommitted|read_committed]",
+			Args:    "NAME [group=G] [auto.offset.reset=earliest|latest|error] [isolation.level=read_uncommitted|read_committed] [isolation=…]",
 			Summary: "create a named consumer (its group defaults to NAME)",
 			Detail: `auto.offset.reset says where a partition without a committed offset
 starts: earliest (the log start, the default), latest (the end), or error
-(OFFSET_OUT_OF_RANGE). isolation=read_committed stops at the last stable
-offset and skips aborted transactions. The member id is member-N.`,
+(OFFSET_OUT_OF_RANGE). isolation.level=read_committed (Kafka's name;
+isolation= is the same) stops at the last stable offset and skips
+aborted transactions. The member id is member-N, N counting the
+consumers of this cluster since it was opened.`,
 			Positional: []Param{{Name: "NAME"}},
 			Keys: []Param{
 				{Name: "group", Values: liveGroups},
 				{Name: "auto.offset.reset", Values: choices("earliest", "latest", "error")},
+				{Name: "isolation.level", Values: choices("read_uncommitted", "read_committed")},
 				{Name: "isolation", Values: choices("read_uncommitted", "read_committed")},
 			},
 			Run: runConsumerCreate,
@@ -57,6 +60,17 @@ fail with ILLEGAL_GENERATION meanwhile.`,
 			Run:        runConsumerSubscribe,
 		},
 		{
+			Name:    "assignment",
+			Args:    "NAME",
+			Summary: "the consumer's own view: its generation and partitions, which may be stale",
+			Detail: `Prints what the consumer believes it owns, as it learned at its last
+subscribe or refresh, and whether the group has moved on since (the
+coordinator's current generation and assignment for it). Nothing is asked
+of the coordinator, so nothing changes: consumer refresh does that.`,
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			Run:        runConsumerAssignment,
+		},
+		{
 			Name:       "refresh",
 			Args:       "NAME",
 			Summary:    "ask the coordinator for the current generation and assignment",
@@ -77,9 +91,10 @@ positions after the poll follow. Positions move past transaction markers
 		},
 		{
 			Name:       "seek",
-			Args:       "NAME TP OFFSET",
+			Args:       "NAME TP OFFSET | NAME TP offset=N",
 			Summary:    "set the position of an assigned partition",
-			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Values: livePartitions}, {Name: "OFFSET"}},
+			Positional: []Param{{Name: "NAME", Values: liveConsumers}, {Name: "TP", Values: livePartitions}, {Name: "OFFSET", Optional: true}},
+			Keys:       []Param{{Name: "offset"}},
 			Run:        runConsumerSeek,
 		},
 		{
@@ -91,13 +106,17 @@ positions after the poll follow. Positions move past transaction markers
 		},
 		{
 			Name:    "commit",
-			Args:    "NAME",
-			Summary: "commit every position for the consumer's group",
-			Detail: `A group member commits through the coordinator, which checks its
+			Args:    "NAME [TP=OFFSET...]",
+			Summary: "commit offsets for the consumer's group: every position, or the ones given",
+			Detail: `Without TP=OFFSET, every initialized position is committed (Kafka's
+commitSync()); with them, exactly those offsets (commitSync(offsets)),
+e.g. consumer commit c1 orders-1=2. An offset is the next one to read.
+A group member commits through the coordinator, which checks its
 generation (ILLEGAL_GENERATION) and that it owns each partition
 (NOT_PARTITION_OWNER); an empty group refuses (REBALANCE_IN_PROGRESS).
 A hand-assigned consumer writes its group's offsets directly.`,
 			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
+			FreeKeys:   true,
 			Run:        runConsumerCommit,
 		},
 		{
@@ -161,19 +180,29 @@ func liveGroups(s *Session) []string {
 	return out
 }
 
-// namedConsumer is a consumer the learner named.
+// namedConsumer is a consumer the learner named, with the number of
+// records its polls returned (check consumer C polled).
 type namedConsumer struct {
-	name string
-	c    *engine.Consumer
+	name   string
+	c      *engine.Consumer
+	polled int64
 }
 
-func (s *Session) consumerNamed(name string) (*engine.Consumer, error) {
+func (s *Session) consumerEntry(name string) (*namedConsumer, error) {
 	for _, c := range s.consumers {
 		if c.name == name {
-			return c.c, nil
+			return c, nil
 		}
 	}
 	return nil, kerr.Argument("unknown consumer %q (consumer list shows them; consumer create %s makes one)", name, Quote(name))
+}
+
+func (s *Session) consumerNamed(name string) (*engine.Consumer, error) {
+	nc, err := s.consumerEntry(name)
+	if err != nil {
+		return nil, err
+	}
+	return nc.c, nil
 }
 
 // consumerName is the REPL name of a member id, or "".
@@ -282,6 +311,12 @@ func runConsumerCreate(s *Session, w io.Writer, a *Args) error {
 		AutoOffsetReset: a.Choice("auto.offset.reset", engine.ResetEarliest, engine.ResetEarliest, engine.ResetLatest, engine.ResetError),
 	}
 	iso := a.Choice("isolation", "read_uncommitted", "read_uncommitted", "read_committed")
+	if a.Has("isolation.level") {
+		if a.Has("isolation") {
+			a.fail("isolation.level= and isolation= are the same setting: give one")
+		}
+		iso = a.Choice("isolation.level", "read_uncommitted", "read_uncommitted", "read_committed")
+	}
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -297,8 +332,8 @@ func runConsumerCreate(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	s.consumers = slices.DeleteFunc(s.consumers, func(x namedConsumer) bool { return x.name == name })
-	s.consumers = append(s.consumers, namedConsumer{name: name, c: c})
+	s.consumers = slices.DeleteFunc(s.consumers, func(x *namedConsumer) bool { return x.name == name })
+	s.consumers = append(s.consumers, &namedConsumer{name: name, c: c})
 	v := newConsumerView(name, c)
 	v.verb = "create"
 	return s.emit(w, v)

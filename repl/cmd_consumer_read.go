@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/group"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
 // The consumer subcommands that read and commit: poll, seek, position,
@@ -37,11 +41,13 @@ func runConsumerPoll(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	c, err := s.consumerNamed(a.Pos(0))
+	nc, err := s.consumerEntry(a.Pos(0))
 	if err != nil {
 		return err
 	}
+	c := nc.c
 	recs, err := c.Poll(int(max))
+	nc.polled += int64(len(recs))
 	if err != nil {
 		return err
 	}
@@ -55,7 +61,17 @@ func runConsumerPoll(s *Session, w io.Writer, a *Args) error {
 
 func runConsumerSeek(s *Session, w io.Writer, a *Args) error {
 	tp := a.TP(1)
-	off := a.PosInt(2, "OFFSET", math.MinInt64, math.MaxInt64)
+	var off int64
+	switch {
+	case a.Len() > 2 && a.Has("offset"):
+		a.fail("give the offset once: consumer seek C TP 5, or consumer seek C TP offset=5")
+	case a.Len() > 2:
+		off = a.PosInt(2, "OFFSET", math.MinInt64, math.MaxInt64)
+	case a.Has("offset"):
+		off = a.Int("offset", 0, math.MinInt64, math.MaxInt64)
+	default:
+		a.fail("missing OFFSET: consumer seek C TP 5, or consumer seek C TP offset=5")
+	}
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -181,14 +197,120 @@ func (r committedResult) writeText(w io.Writer, _ *style) error {
 }
 
 func runConsumerCommit(s *Session, w io.Writer, a *Args) error {
+	offsets := group.Offsets{}
+	for _, p := range a.Pairs() {
+		tp, err := topic.Parse(p.Key)
+		if err != nil {
+			a.fail("%s= is not a partition such as orders-0=5", p.Key)
+			break
+		}
+		n, err := parseInt(p.Value, 0, math.MaxInt64)
+		if err != nil {
+			a.fail("%s: %v", p.Key, err)
+			break
+		}
+		offsets[tp] = n
+	}
+	if err := a.Err(); err != nil {
+		return err
+	}
 	c, err := s.consumerNamed(a.Pos(0))
 	if err != nil {
 		return err
 	}
-	if err := c.Commit(); err != nil {
+	if len(offsets) == 0 {
+		if err := c.Commit(); err != nil {
+			return err
+		}
+		return s.emit(w, committedResult{Consumer: a.Pos(0), Group: c.GroupID(), Offsets: newConsumerView(a.Pos(0), c).Positions})
+	}
+	if err := s.commitOffsets(c, offsets); err != nil {
 		return err
 	}
-	return s.emit(w, committedResult{Consumer: a.Pos(0), Group: c.GroupID(), Offsets: newConsumerView(a.Pos(0), c).Positions})
+	res := committedResult{Consumer: a.Pos(0), Group: c.GroupID(), Offsets: []positionEntry{}}
+	for _, tp := range sortedTPs(offsets) {
+		res.Offsets = append(res.Offsets, positionEntry{Topic: tp.Topic, Partition: tp.Partition, Offset: offsets[tp]})
+	}
+	return s.emit(w, res)
+}
+
+// commitOffsets commits explicit offsets for a consumer exactly as
+// Consumer.Commit commits its positions: a group member through the
+// coordinator, fenced by its generation and assignment; a hand-assigned
+// consumer straight into its group's offsets. Every partition must exist.
+func (s *Session) commitOffsets(c *engine.Consumer, offsets group.Offsets) error {
+	if c.Closed() {
+		return kerr.State("consumer is closed")
+	}
+	for _, tp := range sortedTPs(offsets) {
+		if _, err := s.cluster.PartitionState(tp); err != nil {
+			return err
+		}
+	}
+	coord, err := s.cluster.GroupCoordinator()
+	if err != nil {
+		return err
+	}
+	if gen, joined := c.Generation(); joined {
+		return coord.Commit(c.GroupID(), c.MemberID(), gen, offsets)
+	}
+	return coord.Offsets().Commit(c.GroupID(), offsets)
+}
+
+// assignmentView is the result of consumer assignment: the consumer's own
+// view next to the coordinator's.
+type assignmentView struct {
+	Consumer   string   `json:"consumer"`
+	MemberID   string   `json:"member_id"`
+	Group      string   `json:"group"`
+	Generation *int32   `json:"generation"` // null: not a group member
+	Assignment []string `json:"assignment"`
+	// The group's view, for a member: its current generation and what it
+	// assigns this member now (null when the member is gone).
+	GroupGeneration *int32   `json:"group_generation"`
+	GroupAssignment []string `json:"group_assignment"`
+	Stale           bool     `json:"stale"`
+}
+
+func (v assignmentView) writeText(w io.Writer, _ *style) error {
+	if v.Generation == nil {
+		_, err := fmt.Fprintf(w, "%s holds %s (assigned by hand, no group generation)\n", v.Consumer, listOrNone(v.Assignment))
+		return err
+	}
+	fmt.Fprintf(w, "%s (%s) holds %s in generation %d", v.Consumer, v.MemberID, listOrNone(v.Assignment), *v.Generation)
+	switch {
+	case v.GroupGeneration == nil:
+		fmt.Fprintf(w, "; the group no longer knows %s (consumer subscribe rejoins)\n", v.MemberID)
+	case v.Stale:
+		fmt.Fprintf(w, "; stale: group %s is at generation %d and gives it %s (consumer refresh %s)\n",
+			v.Group, *v.GroupGeneration, listOrNone(v.GroupAssignment), v.Consumer)
+	default:
+		fmt.Fprintf(w, "; up to date with group %s\n", v.Group)
+	}
+	return nil
+}
+
+func runConsumerAssignment(s *Session, w io.Writer, a *Args) error {
+	c, err := s.consumerNamed(a.Pos(0))
+	if err != nil {
+		return err
+	}
+	v := assignmentView{Consumer: a.Pos(0), MemberID: c.MemberID(), Group: c.GroupID(), Assignment: tpNames(c.Assignment())}
+	gen, joined := c.Generation()
+	if !joined {
+		return s.emit(w, v)
+	}
+	v.Generation = &gen
+	if d, err := s.cluster.DescribeGroup(c.GroupID()); err == nil {
+		for _, m := range d.Members {
+			if m.MemberID == c.MemberID() {
+				g := d.Generation
+				v.GroupGeneration, v.GroupAssignment = &g, tpNames(m.Assignment)
+				v.Stale = g != gen || !slices.Equal(v.Assignment, v.GroupAssignment)
+			}
+		}
+	}
+	return s.emit(w, v)
 }
 
 func runConsumerHeartbeat(s *Session, w io.Writer, a *Args) error {

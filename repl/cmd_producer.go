@@ -23,34 +23,57 @@ returns a future that settles when its batch is acknowledged.`,
 	Sub: []*Command{
 		{
 			Name:    "create",
-			Args:    "NAME [batch.size=N] [linger.ms=N] [buffer.memory=N] [acks=0|1|all] [idempotent]",
-			Summary: "create a named producer (creating an existing name fences the older one)",
+			Args:    "NAME [batch.size=N] [linger.ms=N] [buffer.memory=N] [acks=0|1|all] [idempotent] [transactional.id=ID]",
+			Summary: "create a named producer (creating an existing identity fences the older instance)",
 			Detail: `Defaults: batch.size=16384 (estimated bytes per partition: 39 + key +
-value per record), linger.ms=0, buffer.memory=1048576, acks=1. An
-idempotent producer gets a producer id and epoch, numbers its batches
-with sequences and needs acks=all (acks=1 is upgraded). Creating a
-producer with a name that exists bumps its epoch and fences the old one.`,
+value per record), linger.ms=0, buffer.memory=1048576, acks=1.
+buffer.memory bounds the estimated bytes waiting in the accumulator: a
+send that would exceed it fails with PRODUCER_BUFFER_FULL.
+
+An idempotent producer gets a producer id and epoch, numbers its batches
+with sequences and needs acks=all (acks=1 is upgraded, acks=0 refused).
+Its identity is transactional.id=ID, or NAME without it: creating another
+producer with the same identity keeps the producer id, bumps the epoch
+and fences every older instance, whose next batch fails with
+PRODUCER_FENCED. transactional.id implies idempotent; here it only names
+the identity (transactions are the txn commands). So two instances of
+one identity can live side by side:
+  producer create old idempotent transactional.id=writer
+  producer create new idempotent transactional.id=writer
+The trace names a producer by its identity (producer writer flushed ...).
+Creating a producer with a NAME that exists replaces it in the REPL.`,
 			Positional: []Param{{Name: "NAME"}},
 			Keys: []Param{
 				{Name: "batch.size"}, {Name: "linger.ms", Values: choices("0", "10", "100", "1000")},
 				{Name: "buffer.memory"}, {Name: "acks", Values: choices("0", "1", "all")},
+				{Name: "transactional.id"},
 			},
 			Flags: []Param{{Name: "idempotent"}},
 			Run:   runProducerCreate,
 		},
 		{
-			Name:       "send",
-			Args:       "NAME TOPIC [key=K] [value=V | tombstone] [partition=N]",
-			Summary:    "queue one record; it is sent when its partition's batch is full, lingers long enough, or is flushed",
+			Name:    "send",
+			Args:    "NAME TOPIC [key=K] [value=V | tombstone] [partition=N] [timestamp=MS]",
+			Summary: "queue one record; it is sent when its partition's batch is full, lingers long enough, or is flushed",
+			Detail: `Without partition=, a keyed record goes to crc32(key) mod partitions and
+a keyless one to the topic's sticky partition, which moves on after each
+batch holding keyless records succeeds. timestamp=MS sets the record's
+CreateTime (default: the clock). When the send fills the batch
+(batch.size) it is sent at once; if that batch fails (PRODUCER_FENCED,
+NOT_ENOUGH_REPLICAS, ...) the command fails with the error.`,
 			Positional: []Param{{Name: "NAME", Values: liveProducers}, {Name: "TOPIC", Values: liveTopics}},
-			Keys:       []Param{{Name: "key"}, {Name: "value"}, {Name: "partition", Values: choices("0", "1", "2")}},
-			Flags:      []Param{{Name: "tombstone"}},
-			Run:        runProducerSend,
+			Keys: []Param{{Name: "key"}, {Name: "value"}, {Name: "partition", Values: choices("0", "1", "2")},
+				{Name: "timestamp"}},
+			Flags: []Param{{Name: "tombstone"}},
+			Run:   runProducerSend,
 		},
 		{
-			Name:       "flush",
-			Args:       "NAME",
-			Summary:    "send every buffered partition now, one batch each",
+			Name:    "flush",
+			Args:    "NAME",
+			Summary: "send every buffered partition now, one batch each",
+			Detail: `A batch that fails at once (PRODUCER_FENCED, NOT_ENOUGH_REPLICAS, ...)
+makes the command fail with its error; acks=all batches stay pending
+until replication settles them.`,
 			Positional: []Param{{Name: "NAME", Values: liveProducers}},
 			Run:        runProducerFlush,
 		},
@@ -58,10 +81,19 @@ producer with a name that exists bumps its epoch and fences the old one.`,
 			Name:    "retry",
 			Args:    "NAME",
 			Summary: "resend the last batch exactly as sent (same producer id, epoch, sequence)",
-			Detail: `For an idempotent producer the partition recognises the retry as a
-duplicate of its last batch and answers with the original offsets:
-nothing is written twice. A plain producer's retry is appended again, a
-duplicate a consumer will read.`,
+			Detail: `Resends the last batch, whether its acknowledgement succeeded, failed
+(NOT_ENOUGH_REPLICAS_AFTER_APPEND, a crashed leader) or is still
+pending, and says what the broker did with it:
+
+  duplicate  an idempotent producer's batch the partition already stores:
+             answered with the original offsets, nothing appended
+             (with acks=all, once the HW covers them)
+  appended   written anew at new offsets: a plain producer's retry always
+             is (a second copy a consumer reads if the first one landed),
+             an idempotent one's when the first attempt never reached the log
+
+MiniKafka remembers one batch per producer and partition (Kafka: five),
+so only the last batch can be retried.`,
 			Positional: []Param{{Name: "NAME", Values: liveProducers}},
 			Run:        runProducerRetry,
 		},
@@ -73,15 +105,45 @@ duplicate a consumer will read.`,
 	},
 }
 
-func (s *Session) producerNamed(name string) (*producer.Producer, error) {
-	p, err := s.cluster.Producer(name)
+// namedProducer is a producer the learner created: its REPL name, the
+// engine's producer (named by its identity), and the futures of every
+// record it sent or retried, which check producer P acked counts.
+type namedProducer struct {
+	name    string
+	p       *producer.Producer
+	futures []*producer.Future
+}
+
+// producerEntry finds the newest producer created under name.
+func (s *Session) producerEntry(name string) (*namedProducer, error) {
+	for i := len(s.producers) - 1; i >= 0; i-- {
+		if s.producers[i].name == name {
+			return s.producers[i], nil
+		}
+	}
+	return nil, kerr.Argument("unknown producer %q (producer list shows them; producer create %s makes one)", name, Quote(name))
+}
+
+// producerNamed finds an open producer.
+func (s *Session) producerNamed(name string) (*namedProducer, error) {
+	np, err := s.producerEntry(name)
 	if err != nil {
 		return nil, err
 	}
-	if p.Closed() {
+	if np.p.Closed() {
 		return nil, kerr.State("producer %s is closed", name)
 	}
-	return p, nil
+	return np, nil
+}
+
+// failure returns the error of the first future in fs that failed.
+func failure(fs []*producer.Future) error {
+	for _, f := range fs {
+		if f.State() == engine.Failed {
+			return f.Err()
+		}
+	}
+	return nil
 }
 
 // producerCreated is the result of producer create.
@@ -94,12 +156,20 @@ type producerCreated struct {
 	Idempotent bool   `json:"idempotent"`
 	PID        *int64 `json:"producer_id"`
 	Epoch      *int32 `json:"producer_epoch"`
+	// TransactionalID is the identity when it is not the name.
+	TransactionalID *string `json:"transactional_id"`
 }
 
 func (p producerCreated) writeText(w io.Writer, _ *style) error {
 	fmt.Fprintf(w, "producer %s: acks=%s batch.size=%d linger.ms=%d", p.Name, p.Acks, p.BatchSize, p.LingerMs)
+	if p.BufferMax != producer.DefaultOptions().MaxBufferBytes {
+		fmt.Fprintf(w, " buffer.memory=%d", p.BufferMax)
+	}
 	if p.Idempotent {
 		fmt.Fprintf(w, " idempotent producer-id=%d epoch=%d", *p.PID, *p.Epoch)
+	}
+	if p.TransactionalID != nil {
+		fmt.Fprintf(w, " transactional.id=%s", Quote(*p.TransactionalID))
 	}
 	_, err := fmt.Fprintln(w)
 	return err
@@ -120,6 +190,14 @@ func runProducerCreate(s *Session, w io.Writer, a *Args) error {
 	opts.MaxBufferBytes = a.Int("buffer.memory", opts.MaxBufferBytes, 1, math.MaxInt64)
 	opts.Acks = parseAcks(a, "acks", "1")
 	opts.Idempotent = a.Flag("idempotent")
+	var txnID *string
+	if a.Has("transactional.id") {
+		id := a.String("transactional.id", "")
+		if id == "" {
+			a.fail("transactional.id= needs an identity name")
+		}
+		opts.Name, opts.Idempotent, txnID = id, true, &id
+	}
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -127,8 +205,10 @@ func runProducerCreate(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
+	s.producers = append(s.producers, &namedProducer{name: a.Pos(0), p: p})
 	d := p.Describe()
-	res := producerCreated{Name: d.Name, Acks: ackName(d.Acks), BatchSize: d.BatchSize, LingerMs: d.LingerMs, BufferMax: d.BufferMax, Idempotent: d.Idempotent}
+	res := producerCreated{Name: a.Pos(0), Acks: ackName(d.Acks), BatchSize: d.BatchSize, LingerMs: d.LingerMs, BufferMax: d.BufferMax,
+		Idempotent: d.Idempotent, TransactionalID: txnID}
 	if d.Idempotent {
 		pid, epoch := d.PID, d.Epoch
 		res.PID, res.Epoch = &pid, &epoch
@@ -177,16 +257,21 @@ func runProducerSend(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	p, err := s.producerNamed(name)
+	np, err := s.producerNamed(name)
 	if err != nil {
 		return err
 	}
+	p := np.p
 	f, err := p.Send(topicName, part, r)
 	if err != nil {
 		return err
 	}
+	np.futures = append(np.futures, f)
+	if err := failure([]*producer.Future{f}); err != nil {
+		return err
+	}
 	d := p.Describe()
-	res := sent{Producer: d.Name, FutureID: f.ID(), Topic: f.TP.Topic, Partition: f.TP.Partition,
+	res := sent{Producer: np.name, FutureID: f.ID(), Topic: f.TP.Topic, Partition: f.TP.Partition,
 		State: f.State().String(), Pending: f.State() == engine.Pending, BatchSize: d.BatchSize, LingerMs: d.LingerMs, FirstEnqueueMs: -1}
 	for _, b := range d.Buffered {
 		if b.TP == f.TP {
@@ -201,21 +286,13 @@ func runProducerSend(s *Session, w io.Writer, a *Args) error {
 }
 
 func runProducerFlush(s *Session, w io.Writer, a *Args) error {
-	p, err := s.producerNamed(a.Pos(0))
+	np, err := s.producerNamed(a.Pos(0))
 	if err != nil {
 		return err
 	}
-	p.Flush()
-	return nil
-}
-
-func runProducerRetry(s *Session, w io.Writer, a *Args) error {
-	p, err := s.producerNamed(a.Pos(0))
-	if err != nil {
-		return err
-	}
-	_, err = p.Retry()
-	return err
+	pending := np.p.PendingFutures()
+	np.p.Flush()
+	return failure(pending)
 }
 
 // producerList is the result of producer list.
@@ -289,9 +366,9 @@ func (l producerList) writeText(w io.Writer, _ *style) error {
 
 func runProducerList(s *Session, w io.Writer, a *Args) error {
 	res := producerList{Producers: []producerInfo{}}
-	for _, p := range s.cluster.Producers() {
-		d := p.Describe()
-		info := producerInfo{Name: d.Name, Acks: ackName(d.Acks), BatchSize: d.BatchSize, LingerMs: d.LingerMs,
+	for _, np := range s.producers {
+		d := np.p.Describe()
+		info := producerInfo{Name: np.name, Acks: ackName(d.Acks), BatchSize: d.BatchSize, LingerMs: d.LingerMs,
 			Idempotent: d.Idempotent, PID: d.PID, Epoch: d.Epoch, Closed: d.Closed, Pending: []futureInfo{}, Sequences: []sequenceRow{}}
 		for _, b := range d.Buffered {
 			info.Buffered += b.Records

@@ -10,24 +10,34 @@ import (
 	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 )
 
 var produceCommand = &Command{
 	Name:    "produce",
-	Args:    "TOPIC [key=K] [value=V | tombstone] [partition=N] [acks=0|1|all]",
+	Args:    "TOPIC [key=K] [value=V | tombstone] [partition=N] [acks=0|1|all] [timestamp=MS] [epoch=N]",
 	Summary: "send one record as its own batch and print where it went",
 	Detail: `Appends one record to the partition's leader, as a producer with
 batch.size=1 would, and prints TOPIC-P@OFFSET. Without partition=, a keyed
 record goes to crc32(key) mod partitions and a keyless one to the topic's
-sticky partition. acks defaults to 1.
+sticky partition: the cluster keeps one per topic, starting at 0, and
+moves it to the next partition after each keyless produce that succeeds
+(Kafka's sticky partitioner with one-record batches). acks defaults to 1.
 
   acks=0    the leader appends, but the producer is never told the offset
   acks=1    acknowledged once the leader has it (followers may not)
   acks=all  pending until every ISR member has it; replicate resolves it
 
 A missing key= is a null key; key="" is the empty key. value= is required
-unless the record is a tombstone (a null value).`,
+unless the record is a tombstone (a null value). timestamp=MS sets the
+record's CreateTime (default: the clock), e.g. one in the future.
+
+epoch=N makes the request claim leader epoch N, as a Kafka client's
+produce carries the epoch it learned from metadata: a stale epoch is
+refused with FENCED_LEADER_EPOCH and nothing is appended. With epoch=,
+a keyless record on a topic of several partitions needs partition=.`,
 	Chapter:    1,
 	Group:      "Topics and records",
 	Positional: []Param{{Name: "TOPIC", Values: liveTopics}},
@@ -35,6 +45,7 @@ unless the record is a tombstone (a null value).`,
 		{Name: "key"}, {Name: "value"},
 		{Name: "partition", Values: choices("0", "1", "2")},
 		{Name: "acks", Values: choices("0", "1", "all")},
+		{Name: "timestamp"}, {Name: "epoch"},
 	},
 	Flags: []Param{{Name: "tombstone"}},
 	Run:   runProduce,
@@ -106,7 +117,7 @@ func singularS(n int) string {
 
 // produceRecord reads key=, value= and tombstone into a record.
 func produceRecord(a *Args) record.Record {
-	r := record.Record{Key: a.Bytes("key"), TimestampMs: -1}
+	r := record.Record{Key: a.Bytes("key"), TimestampMs: a.Int("timestamp", -1, 0, math.MaxInt64)}
 	switch {
 	case a.Flag("tombstone") && a.Has("value"):
 		a.fail("value= and tombstone exclude each other (a tombstone has a null value)")
@@ -124,10 +135,17 @@ func runProduce(s *Session, w io.Writer, a *Args) error {
 	r := produceRecord(a)
 	part := int32(a.Int("partition", int64(engine.AnyPartition), 0, math.MaxInt32))
 	acks := parseAcks(a, "acks", "1")
+	epoch := int32(a.Int("epoch", -1, 0, math.MaxInt32))
 	if err := a.Err(); err != nil {
 		return err
 	}
-	ack, err := s.cluster.Produce(topicName, part, r, acks)
+	var ack *engine.Ack
+	var err error
+	if a.Has("epoch") {
+		ack, err = s.produceWithEpoch(topicName, part, r, acks, epoch)
+	} else {
+		ack, err = s.cluster.Produce(topicName, part, r, acks)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,6 +179,34 @@ func runProduce(s *Session, w io.Writer, a *Args) error {
 		return ack.Err()
 	}
 	return s.emit(w, res)
+}
+
+// produceWithEpoch appends one record as a batch that claims a leader
+// epoch (engine.Cluster.AppendBatch): the partition refuses a stale one.
+func (s *Session) produceWithEpoch(topicName string, part int32, r record.Record, acks engine.AckMode, epoch int32) (*engine.Ack, error) {
+	t, err := s.cluster.Topic(topicName)
+	if err != nil {
+		return nil, err
+	}
+	n := int32(len(t.Partitions))
+	switch {
+	case part != engine.AnyPartition:
+		if part >= n {
+			return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, part)
+		}
+	case r.Key != nil:
+		part = producer.KeyPartition(r.Key, n)
+	case n == 1:
+		part = 0
+	default:
+		return nil, kerr.Argument("a keyless record with epoch= needs partition=N (topic %s has %d partitions)", topicName, n)
+	}
+	if r.TimestampMs < 0 {
+		r.TimestampMs = s.nowMs()
+	}
+	b := record.NewBatch([]record.Record{r})
+	b.LeaderEpoch = epoch
+	return s.cluster.AppendBatch(engine.TopicPartition{Topic: topicName, Partition: part}, b, acks)
 }
 
 // parseAcks reads an acks value: 0, 1, all or -1.

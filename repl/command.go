@@ -22,6 +22,14 @@ type Command struct {
 	Keys       []Param // key=value names
 	Flags      []Param // bare-word flags such as tombstone
 	FreeKeys   bool    // any key=value is accepted (config names, TP=OFFSET)
+	// Raw commands take the rest of the line as typed, not as words (the
+	// JSON of remote and dispatch): Exec does not split it, and Args.Raw
+	// returns it.
+	Raw bool
+	// Outside commands do not run on the goroutine that owns the cluster
+	// while this session serves JSON/TCP (serve, remote): they talk to
+	// the server, and take the cluster's events through it afterwards.
+	Outside bool
 	// Reports lists the engine event kinds the command's own output already
 	// describes: they are left out of its text (JSON keeps every event).
 	Reports []string

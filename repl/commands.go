@@ -30,6 +30,10 @@ func commandTable() []*Command {
 		groupCommand,
 		// Transactions
 		txnCommand,
+		// The JSON/TCP adapter
+		serveCommand,
+		remoteCommand,
+		dispatchCommand,
 		// Views and checks
 		offsetsCommand,
 		showCommand,

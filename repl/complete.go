@@ -13,7 +13,17 @@ import (
 // It completes command names, subcommands, key names, flags, fixed values
 // (acks=all) and live names from the cluster: topics, partitions such as
 // orders-0, broker ids, producers, consumers, groups and transaction ids.
+// While the session serves JSON/TCP, live names are read on the server's
+// goroutine, like every command.
 func (s *Session) Complete(line string) (prefix string, candidates []string) {
+	_ = s.owned(func() error {
+		prefix, candidates = s.complete(line)
+		return nil
+	})
+	return prefix, candidates
+}
+
+func (s *Session) complete(line string) (prefix string, candidates []string) {
 	words, err := Split(line)
 	if err != nil {
 		return "", nil // inside an open quote: nothing sensible to offer

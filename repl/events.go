@@ -24,16 +24,43 @@ type resolvedHandle struct {
 	Offset    *int64 `json:"offset"`
 }
 
-// takeEvents drains what the engine reported since the last command.
+// maxBacklog bounds the events kept for the next command while the
+// session serves JSON/TCP and nobody types: the oldest are dropped.
+const maxBacklog = 1000
+
+// takeEvents drains what the engine reported since the last command,
+// events kept in the backlog first.
 func (s *Session) takeEvents() []event {
-	if s.cluster == nil {
-		return nil
-	}
 	var out []event
-	for _, e := range s.cluster.TakeEvents() {
+	if s.backlogDropped > 0 {
+		n := s.backlogDropped
+		out = append(out, event{Kind: "events_dropped",
+			Text: fmt.Sprintf("(%d earlier events of served requests not shown)", n),
+			JSON: object{{"kind", "events_dropped"}, {"count", n}}})
+	}
+	all := s.backlog
+	if s.cluster != nil {
+		all = append(all, s.cluster.TakeEvents()...)
+	}
+	s.backlog, s.backlogDropped = nil, 0
+	for _, e := range all {
 		out = append(out, convertEvent(e)...)
 	}
 	return out
+}
+
+// peekEvents moves the cluster's pending events to the backlog and returns
+// the backlog: what happened since the last command's events were taken,
+// still to be printed at the end of this one.
+func (s *Session) peekEvents() []engine.Event {
+	if s.cluster != nil {
+		s.backlog = append(s.backlog, s.cluster.TakeEvents()...)
+	}
+	if n := len(s.backlog) - maxBacklog; n > 0 {
+		s.backlog = append(s.backlog[:0], s.backlog[n:]...)
+		s.backlogDropped += n
+	}
+	return s.backlog
 }
 
 // convertEvent turns an engine event into what the learner sees: its

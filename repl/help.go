@@ -15,6 +15,7 @@ var groupOrder = []string{
 	"The log on disk",
 	"Consumers and groups",
 	"Transactions",
+	"JSON/TCP adapter",
 	"Views and checks",
 	"Session",
 }

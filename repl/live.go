@@ -47,10 +47,10 @@ func liveBrokers(s *Session) []string {
 func liveProducers(s *Session) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, p := range s.cluster.Producers() {
-		if !p.Closed() && !seen[p.Name()] {
-			seen[p.Name()] = true
-			out = append(out, p.Name())
+	for _, np := range s.producers {
+		if !np.p.Closed() && !seen[np.name] {
+			seen[np.name] = true
+			out = append(out, np.name)
 		}
 	}
 	return out

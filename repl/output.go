@@ -190,4 +190,7 @@ var hints = map[kerr.Code]string{
 	kerr.LeaderNotAvailable: "the leader's broker is crashed: `promote TP ID` an in-sync replica or `broker restart ID`",
 	kerr.BrokerNotAvailable: "`broker list` shows which brokers are up; `broker restart ID` brings one back",
 	kerr.OffsetOutOfRange:   "`offsets TP` shows the log start offset and the high watermark",
+	kerr.RequestTimedOut:    "acks=all waits for the ISR: `replicate` copies the record to the followers, and its pending ack resolves there",
+	kerr.ProducerBufferFull: "buffer.memory bounds the records waiting in the accumulator: producer flush sends them (or clock advance past linger.ms)",
+	kerr.ProducerFenced:     "a newer instance of this producer's identity exists (same producer id, higher epoch): the older one can never write again",
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -80,8 +81,12 @@ func runTranscript(t *testing.T, file string, format Format) string {
 			t.Errorf("%s: output line has trailing spaces or ANSI codes: %q", file, l)
 		}
 	}
-	return out.String()
+	return boundPort.ReplaceAllString(out.String(), "127.0.0.1:PORT")
 }
+
+// boundPort matches the address serve start prints: the ephemeral port the
+// system chose (five digits) differs between runs.
+var boundPort = regexp.MustCompile(`127\.0\.0\.1:[1-9][0-9]{4}\b`)
 
 func newTestSession(t testing.TB, opts Options) *Session {
 	t.Helper()

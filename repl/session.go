@@ -13,6 +13,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/jsontcp"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
@@ -50,8 +51,17 @@ type Session struct {
 	temp    string
 	// opened is the recovery report of the last open, for the banner.
 	opened engine.OpenReport
-	// consumers are the learner's named consumers of the current cluster.
-	consumers []namedConsumer
+	// producers and consumers are the learner's named producers and
+	// consumers of the current cluster, in creation order.
+	producers []*namedProducer
+	consumers []*namedConsumer
+	// backlog holds engine events taken from the cluster's queue before the
+	// command that caused them ended: by peekEvents, or by requests this
+	// session serves over JSON/TCP (at most maxBacklog, the oldest dropped).
+	backlog        []engine.Event
+	backlogDropped int
+	// server is this session's JSON/TCP server, nil when not serving.
+	server *served
 }
 
 // theRegistry is the command table, linked once per process.
@@ -125,7 +135,13 @@ func openCluster(cfg engine.Config, dir string, nowMs int64) (openedCluster, err
 // adopt makes an opened cluster the session's.
 func (s *Session) adopt(o openedCluster) {
 	s.cluster, s.cfg, s.clock, s.temp, s.opened = o.cluster, o.cfg, o.clock, o.temp, o.report
-	s.consumers = nil
+	s.forgetClients()
+}
+
+// forgetClients drops the named producers and consumers: they belonged to
+// a cluster that was closed, crashed or replaced.
+func (s *Session) forgetClients() {
+	s.producers, s.consumers = nil, nil
 }
 
 // shut closes a cluster gracefully (if it is still running) and removes its
@@ -146,9 +162,11 @@ func shut(c *engine.Cluster, temp string) error {
 	return err
 }
 
-// Close ends the session: the cluster is closed gracefully and a temporary
-// data directory removed (one given with DataDir is kept).
+// Close ends the session: a JSON/TCP server it runs is stopped, the
+// cluster is closed gracefully and a temporary data directory removed (one
+// given with DataDir is kept).
 func (s *Session) Close() error {
+	s.stopServing()
 	err := shut(s.cluster, s.temp)
 	s.cluster, s.temp = nil, ""
 	return err
@@ -164,54 +182,97 @@ func (s *Session) Registry() *Registry { return s.reg }
 // comments do nothing. A failed command prints "error: CODE: message" (and a
 // usage or hint line), changes nothing, and returns the error. A command that
 // panics prints "internal error: ..." and returns an *InternalError.
+//
+// While the session serves JSON/TCP, the command runs on the server's
+// goroutine that owns the cluster (jsontcp.Server.Direct), between
+// requests, so that the single-threaded cluster never sees two callers.
 func (s *Session) Exec(w io.Writer, line string) (err error) {
 	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 	text := strings.TrimSpace(line)
+	defer func() {
+		if v := recover(); v != nil {
+			err = &InternalError{Value: v, Stack: string(debug.Stack())}
+			s.report(w, text, err, nil, "")
+		}
+	}()
 	if strings.ContainsAny(line, "\n") {
 		err = &UsageError{Msg: "a command must fit on one line"}
-		s.report(w, text, err, nil)
+		s.report(w, text, err, nil, "")
 		return err
+	}
+	if cmd, raw, ok := s.rawCommand(line); ok {
+		s.history = append(s.history, text)
+		s.res = nil
+		return s.execute(w, text, cmd, &Args{cmd: cmd, line: line, raw: raw, flags: map[string]bool{}})
 	}
 	words, err := Split(line)
 	if err != nil {
 		err = &UsageError{Msg: kerr.MessageOf(err)}
-		s.report(w, text, err, nil)
+		s.report(w, text, err, nil, "")
 		return err
 	}
 	if len(words) == 0 {
 		return nil
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			err = &InternalError{Value: v, Stack: string(debug.Stack())}
-			s.report(w, text, err, nil)
-		}
-	}()
 	s.history = append(s.history, text)
 	s.res = nil
 
 	cmd, rest, err := s.reg.resolve(words)
 	if err != nil {
-		s.report(w, text, err, nil)
+		s.report(w, text, err, nil, "")
 		return err
 	}
 	args, err := newArgs(cmd, line, rest)
 	if err != nil {
-		s.report(w, text, err, nil)
+		s.report(w, text, err, nil, "")
 		return err
 	}
+	return s.execute(w, text, cmd, args)
+}
+
+// rawCommand reports whether line runs a Raw command, and returns its text
+// after the command's name (blanks before it skipped).
+func (s *Session) rawCommand(line string) (*Command, string, bool) {
+	trimmed := strings.TrimLeft(line, " \t")
+	verb, rest := trimmed, ""
+	if i := strings.IndexAny(trimmed, " \t"); i >= 0 {
+		verb, rest = trimmed[:i], trimmed[i:]
+	}
+	c := s.reg.Lookup(verb)
+	if c == nil || !c.Raw {
+		return nil, "", false
+	}
+	return c, strings.TrimLeft(rest, " \t"), true
+}
+
+// execute runs a resolved command and prints its output, events and error.
+func (s *Session) execute(w io.Writer, text string, cmd *Command, args *Args) error {
 	out := w
 	if s.format == FormatJSON {
 		out = io.Discard
 	}
 	cw := &countWriter{w: out}
-	err = cmd.Run(s, cw, args)
-	if err == nil && args.err != nil {
-		panic(fmt.Sprintf("%s ignored an argument error: %v", cmd.FullName(), args.err))
+	var events []event
+	var hint string
+	// The events, and a hint that reads the cluster's state, are taken on
+	// the goroutine that owns the cluster, after the command.
+	after := func(err error) {
+		events = s.takeEvents()
+		hint = s.stateHint(err)
 	}
-	events := s.takeEvents()
+	var err error
+	if cmd.Outside {
+		err = s.runCommand(cmd, cw, args)
+		_ = s.owned(func() error { after(err); return nil })
+	} else {
+		err = s.owned(func() error {
+			err := s.runCommand(cmd, cw, args)
+			after(err)
+			return err
+		})
+	}
 	if err != nil {
-		s.report(w, text, err, events)
+		s.report(w, text, err, events, hint)
 		return err
 	}
 	if s.format == FormatJSON {
@@ -230,13 +291,47 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 	return nil
 }
 
+// runCommand runs cmd; a panic becomes an *InternalError with its stack.
+func (s *Session) runCommand(cmd *Command, w io.Writer, args *Args) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &InternalError{Value: v, Stack: string(debug.Stack())}
+		}
+	}()
+	err = cmd.Run(s, w, args)
+	if err == nil && args.err != nil {
+		panic(fmt.Sprintf("%s ignored an argument error: %v", cmd.FullName(), args.err))
+	}
+	return err
+}
+
+// owned runs fn where the cluster may be used: here, or on the JSON/TCP
+// server's goroutine while the session serves.
+func (s *Session) owned(fn func() error) error {
+	if s.server == nil {
+		return fn()
+	}
+	var ferr error
+	err := s.server.srv.Direct(func(jsontcp.Backend) error {
+		ferr = fn()
+		return nil
+	})
+	if errors.Is(err, jsontcp.ErrServerClosed) { // its goroutines are done: the cluster is ours
+		return fn()
+	}
+	if err != nil {
+		return &InternalError{Value: err}
+	}
+	return ferr
+}
+
 // report prints a failed command: events that happened anyway, then the
 // error, as text or as one JSON line.
-func (s *Session) report(w io.Writer, text string, err error, events []event) {
+func (s *Session) report(w io.Writer, text string, err error, events []event, stateHint string) {
 	code, msg, usage, hint := errorParts(err)
 	msg = s.relativePaths(msg)
 	if hint == "" {
-		hint = s.stateHint(err)
+		hint = stateHint
 	}
 	if s.format == FormatJSON {
 		env := envelope{Command: text, Error: &jsonError{Code: code, Message: msg, Usage: usage, Hint: hint}}
@@ -308,7 +403,7 @@ func (s *Session) writeJSON(w io.Writer, text string, r result, events []event) 
 
 func (s *Session) fail(w io.Writer, text string, err error) error {
 	err = &InternalError{Value: err}
-	s.report(w, text, err, nil)
+	s.report(w, text, err, nil, "")
 	return err
 }
 
@@ -341,11 +436,17 @@ func (s *Session) describeStart() string {
 
 // Validate checks a line without running it: it splits, names a command
 // and subcommand, and fits that command's declaration (known keys and
-// flags, the right number of positional arguments). The lab runner calls it
-// for every line of a lab before the first one runs. Values, and what a
-// check expression reads, are checked when the line runs. The error's text
-// is the message alone (no code); it unwraps to a *UsageError.
+// flags, the right number of positional arguments); a check expression is
+// parsed in full (a known quantity, an operator that suits it, a value of
+// the right syntax). The lab runner calls it for every line of a lab before
+// the first one runs. Other values, and whether a name exists, are checked
+// when the line runs. The error's text is the message alone (no code); it
+// unwraps to a *UsageError.
 func (s *Session) Validate(line string) error {
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	if _, _, ok := s.rawCommand(line); ok {
+		return nil // remote and dispatch send any text
+	}
 	words, err := Split(line)
 	if err != nil {
 		return validationError{&UsageError{Msg: kerr.MessageOf(err)}}
@@ -354,8 +455,12 @@ func (s *Session) Validate(line string) error {
 		return nil
 	}
 	cmd, rest, err := s.reg.resolve(words)
+	var args *Args
 	if err == nil {
-		_, err = newArgs(cmd, line, rest)
+		args, err = newArgs(cmd, line, rest)
+	}
+	if err == nil && cmd == checkCommand {
+		_, err = parseCheck(args)
 	}
 	if ue, ok := err.(*UsageError); ok {
 		return validationError{ue}

@@ -190,7 +190,11 @@ func TestColorOnlyWhenAsked(t *testing.T) {
 		{ColorAuto, true, map[string]string{"TERM": "dumb"}, false},
 		{ColorAuto, false, map[string]string{"FORCE_COLOR": "1"}, true},
 		{ColorNever, true, nil, false},
-		{ColorAlways, false, map[string]string{"NO_COLOR": "1"}, true},
+		{ColorAlways, false, nil, true},
+		{ColorAlways, true, map[string]string{"NO_COLOR": "1"}, false}, // NO_COLOR always wins
+		{ColorAlways, false, map[string]string{"NO_COLOR": "1"}, false},
+		{ColorNever, true, map[string]string{"FORCE_COLOR": "1"}, false},
+		{ColorAuto, true, map[string]string{"NO_COLOR": "1", "FORCE_COLOR": "1"}, false},
 	}
 	for _, c := range cases {
 		if got := UseColor(c.mode, c.tty, env(c.env)); got != c.want {
@@ -234,7 +238,7 @@ func TestComplete(t *testing.T) {
 		"produce orders ac":               {"acks="},
 		"produce orders acks=":            {"acks=0 ", "acks=1 ", "acks=all "},
 		"produce orders acks=1 a":         nil,
-		"produce orders t":                {"tombstone "},
+		"produce orders t":                {"timestamp=", "tombstone "},
 		"producer send ":                  {"p1 "},
 		"producer send p1 e":              {"events "},
 		"config set min":                  {"min.insync.replicas="},
@@ -296,13 +300,17 @@ func TestValidate(t *testing.T) {
 	good := []string{"", "# note", "produce orders value=x acks=all", "config", "clock", "check events-0 hw == 1",
 		"check events-0 leo@2 >= 0", "check orders partition-of key=a == 1", "check group g committed orders-0 == 3",
 		"check consumer c position orders-0 == none", "check txn t state == ongoing", "check broker 2 up == true",
-		"txn offsets t1 group=g orders-0=5", "cluster open brokers=1,2 min.insync.replicas=2"}
+		"txn offsets t1 group=g orders-0=5", "cluster open brokers=1,2 min.insync.replicas=2",
+		`remote {"operation":"metadata", "topic":"events"}`, "remote", "remote not json", `dispatch {"a":'b}`,
+		"  remote\t127.0.0.1:9093 {}", "serve start listen=127.0.0.1:0 max.frame.bytes=42", "serve"}
 	for _, l := range good {
 		if err := s.Validate(l); err != nil {
 			t.Errorf("Validate(%q) = %v", l, err)
 		}
 	}
-	bad := []string{"nosuch", "broker", "broker explode 1", "produce", "produce orders colour=red", `produce "open`, "exit now"}
+	bad := []string{"nosuch", "broker", "broker explode 1", "produce", "produce orders colour=red", `produce "open`, "exit now",
+		"check events-0 bogus == 1", "check events-0 hw = 1", "check events-0 hw == x", "check events-0 isr < [1]",
+		"check group g state == Stable", "check consumer c polled", "check clock == soon"}
 	for _, l := range bad {
 		var ue *UsageError
 		if err := s.Validate(l); !errors.As(err, &ue) {
@@ -311,6 +319,9 @@ func TestValidate(t *testing.T) {
 	}
 	if err := s.Validate("nosuch"); err.Error() != `unknown command "nosuch" (help lists every command)` {
 		t.Errorf("a validation error is its message alone: %q", err)
+	}
+	if err := s.Validate("check events-0 values@1 isolation=read_committed == []"); err == nil || !strings.Contains(err.Error(), "isolation=") {
+		t.Errorf("a check's keys are validated: %v", err)
 	}
 	if out, _ := run(t, s, "topic list"); out != "(no topics)\n" {
 		t.Errorf("Validate must not run anything: %q", out)

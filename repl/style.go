@@ -25,18 +25,18 @@ func ParseColorMode(s string) (ColorMode, error) {
 	return "", fmt.Errorf("--color must be auto, always or never, got %q", s)
 }
 
-// UseColor decides whether output gets ANSI colour. always wins (an explicit
-// flag overrides the environment, as no-color.org asks); never and a
-// non-empty NO_COLOR switch it off; auto colours only a terminal that is not
-// TERM=dumb, or when FORCE_COLOR is set.
+// UseColor decides whether output gets ANSI colour. A non-empty NO_COLOR
+// always switches it off, even --color=always (the product's rule: never
+// with NO_COLOR); otherwise always colours, never does not, and auto
+// colours only a terminal that is not TERM=dumb, or when FORCE_COLOR is set.
 func UseColor(mode ColorMode, stdoutIsTerminal bool, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
 	switch mode {
 	case ColorAlways:
 		return true
 	case ColorNever:
-		return false
-	}
-	if getenv("NO_COLOR") != "" {
 		return false
 	}
 	if getenv("FORCE_COLOR") != "" {

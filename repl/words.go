@@ -22,6 +22,10 @@ type Word struct {
 	Key         string // the key of a pair
 	Value       string // the value of a pair, quotes removed
 	ValueQuoted bool   // some part of the value was quoted (no hex:/b64: decoding then)
+
+	// start and end are the word's byte span in the line Split read, quotes
+	// included, so that a command can take raw text after a word.
+	start, end int
 }
 
 // String renders the word back so that Split reads the same word again:
@@ -53,10 +57,12 @@ func Split(line string) ([]Word, error) {
 		// valueStart is the length of cur when the value began (after '=')
 		valueStart int
 	)
+	var i int
 	finish := func() {
 		if !in {
 			return
 		}
+		w.end = i
 		w.Text = cur.String()
 		if eq > 0 && !prefixQuoted && validKey(w.Text[:eq]) {
 			w.IsPair = true
@@ -76,8 +82,11 @@ func Split(line string) ([]Word, error) {
 			w.ValueQuoted = true
 		}
 	}
-	for i := 0; i < len(line); {
+	for i = 0; i < len(line); {
 		c := line[i]
+		if !in && !isBlank(c) && c != '#' {
+			w.start = i
+		}
 		switch {
 		case isBlank(c):
 			finish()

@@ -46,10 +46,29 @@ func TestSplit(t *testing.T) {
 			continue
 		}
 		for i := range got {
+			got[i].start, got[i].end = 0, 0 // spans are tested in TestSplitSpans
 			if got[i] != tc.want[i] {
 				t.Errorf("Split(%q)[%d] = %+v, want %+v", tc.line, i, got[i], tc.want[i])
 			}
 		}
+	}
+}
+
+// TestSplitSpans: each word knows where it was in the line, quotes
+// included, so that a command can take the raw text after a word.
+func TestSplitSpans(t *testing.T) {
+	line := `check  events-0 values == ["two words" 'x'] # note`
+	words, err := Split(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spans []string
+	for _, w := range words {
+		spans = append(spans, line[w.start:w.end])
+	}
+	want := []string{"check", "events-0", "values", "==", `["two words"`, `'x']`}
+	if strings.Join(spans, "|") != strings.Join(want, "|") {
+		t.Errorf("spans = %q, want %q", spans, want)
 	}
 }
 

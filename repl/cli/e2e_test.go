@@ -40,9 +40,9 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // TestSessionAdapter: through the real REPL, unknown commands and
-// subcommands are found before anything runs, and a check on an unknown
-// quantity when it runs; all are FILE:LINE problems that stop the run, not
-// output to compare.
+// subcommands, and a check on an unknown quantity, are found before
+// anything runs (Session.Validate); all are FILE:LINE problems that stop the
+// run, not output to compare.
 func TestSessionAdapter(t *testing.T) {
 	env := &Env{Content: fstest.MapFS{
 		"labs/01-a/01-typo.lab":  {Data: []byte("# title: Typo\n# chapter: 1\n\nfrobnicate\n----\nerror: whatever\n\nbroker crashh 2\n----\nok\n")},
@@ -52,7 +52,7 @@ func TestSessionAdapter(t *testing.T) {
 	for _, want := range []string{
 		"✗ 01-01 typo (2 steps, stopped)\nlabs/01-a/01-typo.lab:4: unknown command \"frobnicate\" (help lists every command)\n" +
 			"labs/01-a/01-typo.lab:8: broker: unknown subcommand \"crashh\": one of ",
-		"✗ 01-02 check (3 steps, stopped)\nlabs/01-a/02-check.lab:12: INVALID_ARGUMENT: unknown quantity \"bogus\"",
+		"✗ 01-02 check (3 steps, stopped)\nlabs/01-a/02-check.lab:12: unknown quantity \"bogus\"; one of hw, lso, ",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("missing %q in:\n%s", want, r.stdout)

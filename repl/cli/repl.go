@@ -41,7 +41,7 @@ func parseReplFlags(args []string, stderr io.Writer) (*replFlags, error) {
 		return nil
 	})
 	fs.StringVar(&f.format, "format", "text", "output `mode`: text or json")
-	fs.StringVar(&f.color, "color", "auto", "colour: auto, always or never")
+	fs.StringVar(&f.color, "color", "auto", "colour: auto, always or never (a non-empty NO_COLOR always turns it off)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "in a script, run the remaining commands after a failure")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -1,0 +1,362 @@
+package repl
+
+import (
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/producer"
+	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+)
+
+// evalCheck reads the quantity a parsed check names from the cluster.
+func (s *Session) evalCheck(a *Args, sp *checkSpec) (quantity, error) {
+	switch sp.q.family {
+	case "clock":
+		return intQ(s.nowMs()), nil
+	case "topic":
+		return s.topicQuantity(sp)
+	case "broker":
+		return s.brokerQuantity(a, sp)
+	case "producer":
+		return s.producerQuantity(sp)
+	case "group":
+		return s.groupQuantity(sp)
+	case "consumer":
+		return s.consumerQuantity(sp)
+	case "txn":
+		d, err := s.cluster.DescribeTransaction(sp.name)
+		if err != nil {
+			return quantity{}, err
+		}
+		return wordQ(d.State.String()), nil
+	}
+	return s.partitionQuantity(a, sp)
+}
+
+func (s *Session) partitionQuantity(a *Args, sp *checkSpec) (quantity, error) {
+	st, err := s.cluster.PartitionState(sp.tp)
+	if err != nil {
+		return quantity{}, err
+	}
+	if sp.broker >= 0 && !containsID(replicaList(st), sp.broker) {
+		return quantity{}, a.usage("broker %d has no replica of %s (replicas: %s)", sp.broker, sp.tp, replicaIDs(st))
+	}
+	switch sp.q.name {
+	case "hw":
+		return intQ(st.HW), nil
+	case "lso":
+		return intQ(st.LSO), nil
+	case "epoch":
+		return intQ(int64(st.LeaderEpoch)), nil
+	case "isr":
+		return setQ(st.ISR), nil
+	case "replicas":
+		return setQ(replicaList(st)), nil
+	case "leader":
+		if !st.Online {
+			return noneQ(), nil
+		}
+		return intQ(int64(st.Leader)), nil
+	case "at-min-isr":
+		return boolQ(len(st.ISR) == s.cluster.Config().MinInsyncReplicas), nil
+	case "under-min-isr":
+		return boolQ(len(st.ISR) < s.cluster.Config().MinInsyncReplicas), nil
+	case "pending-acks":
+		return intQ(int64(len(st.PendingAcks))), nil
+	case "leo", "log-start":
+		if sp.broker < 0 {
+			if sp.q.name == "leo" {
+				return intQ(st.LEO), nil
+			}
+			return intQ(st.LogStart), nil
+		}
+		for _, r := range st.Replicas {
+			if r.Broker == sp.broker && sp.q.name == "leo" {
+				return intQ(r.LEO), nil
+			}
+			if r.Broker == sp.broker {
+				return intQ(r.LogStart), nil
+			}
+		}
+	case "records", "values":
+		if sp.broker < 0 {
+			return s.visibleRecords(sp, st)
+		}
+	}
+	broker := st.Leader
+	if sp.broker >= 0 {
+		broker = sp.broker
+	}
+	l, err := s.cluster.ReplicaLog(sp.tp, broker)
+	if err != nil {
+		return quantity{}, err
+	}
+	return logQuantity(l, sp)
+}
+
+func replicaList(st engine.PartitionState) []int32 {
+	var ids []int32
+	for _, r := range st.Replicas {
+		ids = append(ids, r.Broker)
+	}
+	return ids
+}
+
+func replicaIDs(st engine.PartitionState) string { return joinIDs(replicaList(st), ",") }
+
+// visibleRecords is what a fetch from the log start returns now: the
+// record count, or the values.
+func (s *Session) visibleRecords(sp *checkSpec, st engine.PartitionState) (quantity, error) {
+	level := engine.ReadUncommitted
+	if sp.iso == "read_committed" {
+		level = engine.ReadCommitted
+	}
+	recs, err := s.cluster.Fetch(sp.tp, st.LogStart, math.MaxInt32, level)
+	if err != nil {
+		return quantity{}, err
+	}
+	if sp.q.name == "records" {
+		return intQ(int64(len(recs))), nil
+	}
+	items := []string{}
+	for _, r := range recs {
+		items = append(items, valueToken(r.Value))
+	}
+	return listQ(items), nil
+}
+
+// errStopCheckScan ends a log scan early.
+var errStopCheckScan = errors.New("stop")
+
+// logQuantity reads a quantity of one replica's log on disk.
+func logQuantity(l *storage.Log, sp *checkSpec) (quantity, error) {
+	switch sp.q.name {
+	case "segments":
+		items := []string{}
+		for _, sg := range l.Segments() {
+			items = append(items, strconv.FormatInt(sg.Base, 10))
+		}
+		return listQ(items), nil
+	case "index":
+		items := []string{}
+		for _, sg := range l.Segments() {
+			entries, err := l.Index(sg.Base)
+			if err != nil {
+				return quantity{}, err
+			}
+			for _, e := range entries {
+				items = append(items, strconv.FormatInt(e.Offset, 10))
+			}
+		}
+		return listQ(items), nil
+	case "batches":
+		n := int64(0)
+		err := l.Batches(l.LogStartOffset(), func(storage.RawBatch) error { n++; return nil })
+		return intQ(n), err
+	case "values":
+		items := []string{}
+		err := scanRecords(l, l.LogStartOffset(), func(off int64, r record.Record) error {
+			items = append(items, valueToken(r.Value))
+			return nil
+		})
+		return listQ(items), err
+	}
+	// key or value at offset=N
+	if sp.offset < l.LogStartOffset() || sp.offset >= l.LEO() {
+		return noneQ(), nil
+	}
+	found := noneQ()
+	err := scanRecords(l, sp.offset, func(off int64, r record.Record) error {
+		if off == sp.offset {
+			b := r.Value
+			if sp.q.name == "key" {
+				b = r.Key
+			}
+			found = wordQ(valueToken(b))
+		}
+		if off >= sp.offset {
+			return errStopCheckScan
+		}
+		return nil
+	})
+	if errors.Is(err, errStopCheckScan) {
+		err = nil
+	}
+	return found, err
+}
+
+// scanRecords calls fn for every data record of l at or after from, in
+// offset order; transaction markers are skipped.
+func scanRecords(l *storage.Log, from int64, fn func(offset int64, r record.Record) error) error {
+	return l.Batches(from, func(rb storage.RawBatch) error {
+		if rb.Meta.IsControl() {
+			return nil
+		}
+		b, err := record.Decode(rb.Frame)
+		if err != nil {
+			return err
+		}
+		for i, r := range b.Records {
+			off := b.BaseOffset + int64(b.OffsetDeltas[i])
+			if off < from {
+				continue
+			}
+			if err := fn(off, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Session) topicQuantity(sp *checkSpec) (quantity, error) {
+	t, err := s.cluster.Topic(sp.name)
+	if err != nil {
+		return quantity{}, err
+	}
+	n := int32(len(t.Partitions))
+	if sp.q.name == "partitions" {
+		return intQ(int64(n)), nil
+	}
+	return intQ(int64(producer.KeyPartition(sp.key, n))), nil
+}
+
+func (s *Session) brokerQuantity(a *Args, sp *checkSpec) (quantity, error) {
+	id, _ := strconv.ParseInt(sp.name, 10, 32) // checked by parseCheck
+	bs, err := s.cluster.Brokers()
+	if err != nil {
+		return quantity{}, err
+	}
+	for _, b := range bs {
+		if b.ID == int32(id) {
+			return boolQ(b.Up), nil
+		}
+	}
+	return quantity{}, a.usage("no broker %d (brokers: %s)", id, joinIDs(s.cfg.BrokerIDs, ","))
+}
+
+// producerQuantity counts a named producer's records by the state of their
+// futures.
+func (s *Session) producerQuantity(sp *checkSpec) (quantity, error) {
+	np, err := s.producerEntry(sp.name)
+	if err != nil {
+		return quantity{}, err
+	}
+	d := np.p.Describe()
+	switch sp.q.name {
+	case "buffered":
+		n := 0
+		for _, b := range d.Buffered {
+			n += b.Records
+		}
+		return intQ(int64(n)), nil
+	case "epoch":
+		if !d.Idempotent {
+			return noneQ(), nil
+		}
+		return intQ(int64(d.Epoch)), nil
+	}
+	n := int64(0)
+	for _, f := range np.futures {
+		switch st := f.State(); {
+		case sp.q.name == "acked" && st == engine.Done && f.Value().OffsetKnown,
+			sp.q.name == "failed" && st == engine.Failed,
+			sp.q.name == "pending" && st == engine.Pending:
+			n++
+		}
+	}
+	return intQ(n), nil
+}
+
+// groupQuantity reads a group's state, generation, members, or the owner,
+// committed offset or lag of a partition.
+func (s *Session) groupQuantity(sp *checkSpec) (quantity, error) {
+	d, err := s.cluster.DescribeGroup(sp.name)
+	if err != nil {
+		return quantity{}, err
+	}
+	switch sp.q.name {
+	case "state":
+		return wordQ(d.State.String()), nil
+	case "generation":
+		return intQ(int64(d.Generation)), nil
+	case "members":
+		var ids []string
+		for _, m := range d.Members {
+			ids = append(ids, m.MemberID)
+		}
+		return sortedListQ(ids), nil
+	case "owner":
+		for _, m := range d.Members {
+			for _, tp := range m.Assignment {
+				if tp == sp.tp {
+					return wordQ(m.MemberID), nil
+				}
+			}
+		}
+		return noneQ(), nil
+	}
+	for _, p := range d.Partitions {
+		if p.TP != sp.tp {
+			continue
+		}
+		v := p.CurrentOffset
+		if sp.q.name == "lag" {
+			v = p.Lag
+		}
+		if v < 0 {
+			return noneQ(), nil
+		}
+		return intQ(v), nil
+	}
+	return noneQ(), nil
+}
+
+// consumerQuantity reads a consumer's position, committed offset or lag of
+// a partition, its assignment, generation, polled count or whether it is
+// closed.
+func (s *Session) consumerQuantity(sp *checkSpec) (quantity, error) {
+	nc, err := s.consumerEntry(sp.name)
+	if err != nil {
+		return quantity{}, err
+	}
+	c := nc.c
+	switch sp.q.name {
+	case "closed":
+		return boolQ(c.Closed()), nil
+	case "polled":
+		return intQ(nc.polled), nil
+	case "assignment":
+		return sortedListQ(tpNames(c.Assignment())), nil
+	case "generation":
+		g, joined := c.Generation()
+		if !joined {
+			return noneQ(), nil
+		}
+		return intQ(int64(g)), nil
+	case "committed":
+		o, ok, err := c.Committed(sp.tp)
+		if err != nil {
+			return quantity{}, err
+		}
+		if !ok {
+			return noneQ(), nil
+		}
+		return intQ(o), nil
+	case "lag":
+		o, err := c.Lag(sp.tp)
+		if err != nil {
+			return quantity{}, err
+		}
+		return intQ(o), nil
+	}
+	for _, p := range c.Positions() {
+		if p.TP == sp.tp {
+			return intQ(p.Offset), nil
+		}
+	}
+	return noneQ(), nil
+}
