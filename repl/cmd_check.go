@@ -109,8 +109,12 @@ func runCheck(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	if !holds(q, sp.op, sp.want) {
-		return &CheckError{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: q.String()}
+	actual := q.String()
+	if sp.want.count && q.kind == qList { // members == 2: the count, then who
+		actual = fmt.Sprintf("%d %s", len(q.items), actual)
 	}
-	return s.emit(w, checkResult{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: q.String()})
+	if !holds(q, sp.op, sp.want) {
+		return &CheckError{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: actual}
+	}
+	return s.emit(w, checkResult{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: actual})
 }

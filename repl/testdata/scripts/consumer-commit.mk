@@ -37,3 +37,13 @@ consumer list
 consumer close c2
 consumer assignment c2
 consumer commit c2 orders-1=1
+# Several topics in one subscription.
+topic create x partitions=3
+topic create y partitions=3
+consumer create a group=g
+consumer create b group=g
+consumer subscribe a x y
+consumer subscribe b x y
+consumer refresh a
+check group g owner x-1 == member-5
+check consumer a assignment == [x-0 x-2 y-1]
