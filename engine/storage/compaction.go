@@ -19,6 +19,11 @@ type CompactionResult struct {
 	RecordsBefore     int
 	RecordsAfter      int
 	TombstonesDropped int // latest-for-their-key tombstones older than delete.retention.ms
+	AbortedDropped    int // records of aborted transactions removed
+	// FirstUnstable is the base offset of the first transactional batch
+	// whose transaction has no marker yet, or -1. Compaction leaves every
+	// batch from there on untouched.
+	FirstUnstable int64
 }
 
 // keptFrame is a batch that survives compaction, as bytes.
@@ -31,7 +36,13 @@ type keptFrame struct {
 var errStop = errors.New("stop")
 
 // Compact keeps only the latest record per key in the closed segments
-// (§7.2). The latest map covers every segment, the active one included;
+// (§7.2). Transactions are respected the way Kafka's log cleaner does:
+// a transactional batch is committed or aborted according to the first
+// control marker of its transactional id that follows it in this log (the
+// same marker rule read_committed uses); records of aborted transactions
+// never count as the latest for their key and are removed, and nothing at
+// or after the first batch whose transaction is still open (FirstUnstable)
+// is rewritten. The latest map covers every segment, the active one included;
 // keyless records are kept; a tombstone (null value) that is the latest for
 // its key is kept while nowMs - its timestamp <= deleteRetentionMs; control
 // batches pass unchanged; a batch that keeps some records keeps its base
@@ -67,9 +78,19 @@ func (l *Log) Compact(nowMs, deleteRetentionMs int64, beforeSwap func() error) (
 	for _, s := range l.segs[:len(l.segs)-1] {
 		res.SourceSegments = append(res.SourceSegments, s.base)
 	}
-	latest := map[string]int64{}
+	txns := txnOutcomes{}
 	err := l.Batches(-1, func(rb RawBatch) error {
-		if rb.Meta.IsControl() {
+		txns.add(rb.Meta)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	txns.finish()
+	res.FirstUnstable = txns.firstUnstable
+	latest := map[string]int64{}
+	err = l.Batches(-1, func(rb RawBatch) error {
+		if rb.Meta.IsControl() || txns.aborted[rb.Meta.BaseOffset] || txns.open(rb.Meta) {
 			return nil
 		}
 		b, err := record.DecodeLimit(rb.Frame, l.opts.MaxBatchBytes)
@@ -91,13 +112,19 @@ func (l *Log) Compact(nowMs, deleteRetentionMs int64, beforeSwap func() error) (
 		if rb.Segment == active.base {
 			return errStop
 		}
-		if rb.Meta.IsControl() {
+		unstable := txns.firstUnstable >= 0 && rb.Meta.BaseOffset >= txns.firstUnstable
+		if rb.Meta.IsControl() || unstable {
 			frames = append(frames, keptFrame{rb.Frame, rb.Meta.BaseOffset})
 			return nil
 		}
 		b, err := record.DecodeLimit(rb.Frame, l.opts.MaxBatchBytes)
 		if err != nil {
 			return err
+		}
+		if txns.aborted[b.BaseOffset] {
+			res.RecordsBefore += len(b.Records)
+			res.AbortedDropped += len(b.Records)
+			return nil
 		}
 		var keepRecs []record.Record
 		var keepDeltas []int32
@@ -331,3 +358,51 @@ func writeIndexSynced(path string, base int64, entries []IndexEntry) error {
 	}
 	return nil
 }
+
+// txnOutcomes classifies the transactional data batches of a log from its
+// control markers, scanning in offset order: a batch of transactional id T
+// is decided by the first marker of T after it (COMMIT or ABORT); batches
+// with no marker yet are open.
+type txnOutcomes struct {
+	pending       map[string][]int64 // txid -> bases of undecided batches
+	aborted       map[int64]bool     // batch base -> aborted
+	undecided     map[int64]bool     // batch base -> still open after the scan
+	firstUnstable int64
+}
+
+// add feeds the next batch in offset order.
+func (t *txnOutcomes) add(m record.Meta) {
+	if !m.Transactional {
+		return
+	}
+	if t.pending == nil {
+		t.pending, t.aborted = map[string][]int64{}, map[int64]bool{}
+	}
+	if !m.IsControl() {
+		t.pending[m.TransactionalID] = append(t.pending[m.TransactionalID], m.BaseOffset)
+		return
+	}
+	if m.Control == record.Abort {
+		for _, base := range t.pending[m.TransactionalID] {
+			t.aborted[base] = true
+		}
+	}
+	delete(t.pending, m.TransactionalID)
+}
+
+// finish records the batches no marker decided, and the first of them.
+func (t *txnOutcomes) finish() {
+	t.firstUnstable = -1
+	t.undecided = map[int64]bool{}
+	for _, bases := range t.pending {
+		for _, base := range bases {
+			t.undecided[base] = true
+			if t.firstUnstable < 0 || base < t.firstUnstable {
+				t.firstUnstable = base
+			}
+		}
+	}
+}
+
+// open reports whether m is a data batch of a transaction with no marker yet.
+func (t *txnOutcomes) open(m record.Meta) bool { return t.undecided[m.BaseOffset] }
