@@ -25,7 +25,7 @@ func TestCompactionDropsAbortedAndKeepsCommitted(t *testing.T) {
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "k=committed@0")             // 0
 	txnRec(t, l, "t1", "k", "aborted", 1) // 1
-	txnMarker(t, l, "t1", record.Abort)      // 2
+	txnMarker(t, l, "t1", record.Abort)   // 2
 	kv(t, l, "|", "other=x@3")            // 3 (active)
 	res, err := l.Compact(10, 1000, nil)
 	if err != nil {
@@ -44,12 +44,12 @@ func TestCompactionDropsAbortedAndKeepsCommitted(t *testing.T) {
 // and reusing the id for an aborted instance changes nothing about it.
 func TestCompactionCommittedTransactionAndIdReuse(t *testing.T) {
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
-	kv(t, l, "k=v0@0")                // 0
-	txnRec(t, l, "t1", "k", "v1", 1)  // 1 committed
+	kv(t, l, "k=v0@0")                   // 0
+	txnRec(t, l, "t1", "k", "v1", 1)     // 1 committed
 	txnMarker(t, l, "t1", record.Commit) // 2
-	txnRec(t, l, "t1", "k", "v2", 3)  // 3 aborted (same id, new instance)
+	txnRec(t, l, "t1", "k", "v2", 3)     // 3 aborted (same id, new instance)
 	txnMarker(t, l, "t1", record.Abort)  // 4
-	kv(t, l, "|", "z=1@5")            // 5 (active)
+	kv(t, l, "|", "z=1@5")               // 5 (active)
 	res, err := l.Compact(10, 1000, nil)
 	if err != nil {
 		t.Fatal(err)
