@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -243,6 +244,11 @@ func (con *Consumer) apply(assignment []TopicPartition) {
 // read_committed; error: OFFSET_OUT_OF_RANGE). An out-of-range position
 // resets the same way, unless the policy is error. maxRecords 0 returns at
 // once; a negative value is an argument error.
+//
+// A poll is all or nothing: when a partition fails (its leader is down, an
+// out-of-range position under auto.offset.reset=error), no record is
+// returned and every position is left where it was, so nothing the caller
+// never saw is skipped.
 func (con *Consumer) Poll(maxRecords int) ([]StoredRecord, error) {
 	if err := con.check(); err != nil {
 		return nil, err
@@ -251,13 +257,15 @@ func (con *Consumer) Poll(maxRecords int) ([]StoredRecord, error) {
 		return nil, kerr.Argument("max records cannot be negative (got %d)", maxRecords)
 	}
 	var out []StoredRecord
+	saved := maps.Clone(con.positions)
 	for _, tp := range con.assignment {
 		if len(out) >= maxRecords {
 			break
 		}
 		recs, err := con.pollPartition(tp, maxRecords-len(out))
 		if err != nil {
-			return out, err
+			con.positions = saved
+			return nil, err
 		}
 		out = append(out, recs...)
 	}
