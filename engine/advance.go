@@ -71,6 +71,7 @@ func (c *Cluster) refreshAllISR() {
 	for _, tp := range c.sortedTPs() {
 		c.sets[tp].RefreshISR()
 	}
+	c.retryOrphanMarkers()
 }
 
 // DueOrder names, in order, the work Advance runs after moving the clock.

@@ -73,7 +73,10 @@ func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 		return kerr.State("broker %d is already down", id)
 	}
 	b.up = false
+	// The crash is announced before its effects (failed acks); its totals
+	// are filled in once every replica has stopped.
 	ev := BrokerCrashed{Broker: id, KeepUnflushed: keepUnflushed}
+	pos := c.events.Emit(ev)
 	var errs []error
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
@@ -89,7 +92,7 @@ func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 			errs = append(errs, err)
 		}
 	}
-	c.events.Emit(ev)
+	c.events.Replace(pos, ev)
 	return errors.Join(errs...)
 }
 
@@ -108,7 +111,9 @@ type ReplicaRestart struct {
 }
 
 // RestartBroker brings a crashed broker back. Each of its logs is reopened
-// with real recovery (storage.Open: a torn tail is repaired and reported).
+// with real recovery (storage.Open: a torn tail is repaired and reported);
+// a log that cannot be reopened (a damaged closed segment) keeps its replica
+// down and its error is returned, and restarting the broker again retries it.
 // A follower above the HW truncates to it, a follower below the HW leaves the
 // ISR, and each catches up at the next Replicate. A partition it led comes
 // back online in a new leader epoch (saved in metadata.json): led by it
@@ -124,10 +129,14 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	if b.up {
+	if b.up && !c.hasDownReplica(id) {
 		return rep, kerr.State("broker %d is running", id)
 	}
+	// A broker that is up with a replica down (its log failed to reopen at
+	// the last restart) retries that replica.
 	b.up = true
+	// Announced before what each replica does on its way back.
+	pos := c.events.Emit(BrokerRestarted{Broker: id})
 	var errs []error
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
@@ -156,8 +165,19 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 			}
 		}
 	}
-	c.events.Emit(BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
+	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
 	return rep, errors.Join(errs...)
+}
+
+// hasDownReplica reports whether one of the broker's replicas is not
+// running.
+func (c *Cluster) hasDownReplica(id int32) bool {
+	for _, tp := range c.sortedTPs() {
+		if r := c.sets[tp].Replica(id); r != nil && !r.Up() {
+			return true
+		}
+	}
+	return false
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }

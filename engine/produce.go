@@ -12,7 +12,7 @@ import (
 // Produce appends one record as its own batch: the REPL's produce command and
 // the JSON/TCP adapter's produce. partition AnyPartition uses the cluster's
 // partitioner (crc32 of the key; keyless records go to the topic's sticky
-// partition, which moves on once such a batch succeeds — decision 24); an
+// partition, which moves on once such a batch succeeds — decision 3); an
 // explicit partition is checked (UNKNOWN_PARTITION). A negative timestamp
 // means the clock's time. The Ack is done at once for acks 0 and 1 and may be
 // pending for acks=all. Any error means nothing was appended.
@@ -55,7 +55,19 @@ func (c *Cluster) Produce(topicName string, partition int32, r record.Record, ac
 // the caller believes current; a stale one is FENCED_LEADER_EPOCH. The Ack is
 // done at once for acks 0 and 1 and may be pending for acks=all. Any error
 // means nothing was appended.
+//
+// Transactional batches and control markers are an argument error: they go
+// through BeginTransaction, TransactionSend and CommitTransaction or
+// AbortTransaction. Read isolation is decided by the markers in the log
+// (decision 14), so a marker appended here would decide the fate of another
+// transaction's records.
 func (c *Cluster) AppendBatch(tp TopicPartition, b *record.Batch, acks AckMode) (*Ack, error) {
+	if err := c.guard(); err != nil {
+		return nil, err
+	}
+	if b != nil && (b.Transactional || b.Control != record.NoControl) {
+		return nil, kerr.Argument("append takes plain batches: transactional batches and markers go through the transaction API (begin, send, commit or abort)")
+	}
 	return c.appendBatch(tp, b, acks, "append")
 }
 

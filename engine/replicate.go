@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 )
@@ -39,9 +41,11 @@ type FollowerFetch = replication.FollowerFetch
 // advances the HW and resolves acks=all waiters.
 //
 // On every partition, partitions whose leader is down are skipped (and
-// reported), as are partitions where follower is not a follower. On one
-// partition, a down leader is LEADER_NOT_AVAILABLE. A named follower that is
-// down is BROKER_NOT_AVAILABLE; an unknown one is an argument error.
+// reported), as are partitions where follower is not a follower; a partition
+// that fails does not stop the others (the errors are joined, in partition
+// order). On one partition, a down leader is LEADER_NOT_AVAILABLE. A named
+// follower that is down is BROKER_NOT_AVAILABLE; an unknown one is an
+// argument error.
 func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationReport, error) {
 	var rep ReplicationReport
 	if err := c.guard(); err != nil {
@@ -70,8 +74,10 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 		if err == nil || pr.Followers != nil {
 			rep.Partitions = append(rep.Partitions, pr)
 		}
+		c.retryOrphanMarkers()
 		return rep, err
 	}
+	var errs []error
 	for _, t := range c.sortedTPs() {
 		rs := c.sets[t]
 		pr := PartitionReplication{TP: t}
@@ -91,10 +97,13 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 		}
 		rep.Partitions = append(rep.Partitions, pr)
 		if err != nil {
-			return rep, err
+			// One partition's failure (a damaged leader segment, a
+			// compaction gap) does not stop the others from replicating.
+			errs = append(errs, err)
 		}
 	}
-	return rep, nil
+	c.retryOrphanMarkers()
+	return rep, errors.Join(errs...)
 }
 
 // RefreshISR re-evaluates a partition's ISR now (§10.1), as Advance does for
@@ -108,6 +117,7 @@ func (c *Cluster) RefreshISR(tp TopicPartition) error {
 		return err
 	}
 	rs.RefreshISR()
+	c.retryOrphanMarkers()
 	return nil
 }
 

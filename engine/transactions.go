@@ -39,7 +39,8 @@ type leaderIndex struct {
 	leader int32
 	epoch  int32
 	// orphans is set when the index was rebuilt for a new leader log and its
-	// open runs have not all been checked against the coordinator yet.
+	// open runs have not all been checked against the coordinator yet
+	// (settleOrphans does that; reads never do).
 	orphans bool
 }
 
@@ -71,9 +72,6 @@ func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 			return li.idx, err
 		}
 	}
-	if li.orphans && !l.opening {
-		li.orphans = !l.resolveOrphans(tp, li.idx)
-	}
 	return li.idx, nil
 }
 
@@ -81,12 +79,37 @@ func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 // a restarted broker re-elected): the transaction index is rebuilt from the
 // new leader's log at once and orphan runs get their markers (Kafka does
 // this work when a broker becomes leader). If a marker cannot be appended
-// now (min.insync.replicas right after a promotion), the next use of the
-// index tries again.
+// now (min.insync.replicas right after a promotion), retryOrphanMarkers tries
+// again after the next replication step or ISR refresh. Reads never append.
 func (c *Cluster) leaderChanged(tp TopicPartition) {
 	if c.coord != nil {
-		_, _ = c.coord.txns.index(tp)
+		c.coord.txns.settleOrphans(tp)
 	}
+}
+
+// retryOrphanMarkers appends the orphan markers that a leader change could
+// not append yet (every partition still waiting, in partition order). It
+// runs after steps that can grow an ISR: replication and ISR refreshes.
+func (c *Cluster) retryOrphanMarkers() {
+	if c.coord == nil {
+		return
+	}
+	for _, tp := range c.sortedTPs() {
+		if li := c.coord.txns.indexes[tp]; li != nil && li.orphans {
+			c.coord.txns.settleOrphans(tp)
+		}
+	}
+}
+
+// settleOrphans brings tp's index up to date and, when it was rebuilt for a
+// new leader log, gives its orphan runs their markers.
+func (l *txnLayer) settleOrphans(tp TopicPartition) {
+	idx, err := l.index(tp)
+	li := l.indexes[tp]
+	if err != nil || li == nil || !li.orphans || l.opening {
+		return
+	}
+	li.orphans = !l.resolveOrphans(tp, idx)
 }
 
 // resolveOrphans handles a new leader log's open runs that no unstable
@@ -95,9 +118,12 @@ func (c *Cluster) leaderChanged(tp TopicPartition) {
 // stay behind them. Each gets a marker now (acks=all): COMMIT when the id's
 // current transaction completed with a commit and started its run here at
 // the same offset, ABORT otherwise — recovery's rule for orphans. It
-// reports whether every marker could be appended (otherwise the next use of
-// the index tries again).
+// reports whether every marker could be appended (otherwise
+// retryOrphanMarkers tries again).
 func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
+	if rs := l.c.sets[tp]; !rs.Online() || len(rs.ISR()) < l.c.cfg.MinInsyncReplicas {
+		return len(idx.OpenRuns()) == 0 // a marker would be refused now: say nothing yet
+	}
 	ok := true
 	for _, r := range idx.OpenRuns() {
 		e, known := l.m.Get(r.ID)

@@ -60,18 +60,19 @@ func (rs *ReplicaSet) fetch(followers []int32) (PartitionFetch, error) {
 		return PartitionFetch{}, err
 	}
 	out := PartitionFetch{HWFrom: rs.hw, ISRFrom: rs.ISR()}
-	var firstErr error
+	var errs []error
 	for _, b := range followers {
+		// Followers fetch independently: one that fails does not hold the
+		// others back.
 		f, err := rs.fetchOne(rs.replicas[b])
 		out.Followers = append(out.Followers, f)
 		if err != nil {
-			firstErr = err
-			break
+			errs = append(errs, err)
 		}
 	}
 	rs.RefreshISR()
 	out.HWTo, out.ISRTo = rs.hw, rs.ISR()
-	return out, firstErr
+	return out, errors.Join(errs...)
 }
 
 // fetchOne is one follower's step:
@@ -120,6 +121,12 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 		batches, err := leader.ReadBatches(r.LEO(), rs.env.Settings.FetchMaxBytes, -1)
 		if err != nil {
 			return f, err
+		}
+		if len(batches) > 0 && batches[0].Meta.BaseOffset > r.LEO() {
+			return f, kerr.New(kerr.InvalidRecord,
+				"follower %d of %s cannot copy offsets %d..%d: compaction removed them from leader %d's log and replica appends stay contiguous (decision 10); "+
+					"delete the compacted segments on the leader with retention and the follower restarts its log at the leader's log start",
+				r.Broker, rs.tp, r.LEO(), batches[0].Meta.BaseOffset-1, rs.leader)
 		}
 		for _, b := range batches {
 			if _, err := r.log.AppendRaw(b.Frame); err != nil {

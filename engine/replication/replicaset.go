@@ -193,10 +193,10 @@ func (rs *ReplicaSet) checkOnline() error {
 	if rs.Online() {
 		return nil
 	}
-	hint := fmt.Sprintf("restart broker %d", rs.leader)
+	hint := fmt.Sprintf("restart it (broker restart %d)", rs.leader)
 	for _, b := range rs.ISR() {
 		if b != rs.leader && rs.replicas[b].Up() {
-			hint = fmt.Sprintf("promote an in-sync replica (promote %s %d) or restart broker %d", rs.tp, b, rs.leader)
+			hint = fmt.Sprintf("promote an in-sync replica (promote %s %d) or restart the broker (broker restart %d)", rs.tp, b, rs.leader)
 			break
 		}
 	}
