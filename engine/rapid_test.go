@@ -80,6 +80,8 @@ func TestReplicationStateMachine(t *testing.T) {
 			"promote":   m.promote,
 			"rejoin":    m.rejoin,
 			"flush":     func(*rapid.T) { m.c.RunFlushCycle() },
+			"retention": m.retention,
+			"compact":   m.compact,
 		})
 	})
 }
@@ -159,6 +161,23 @@ func (m *replicationModel) rejoin(t *rapid.T) {
 	allowed(t, "rejoin", err, kerr.InvalidArgument, kerr.BrokerNotAvailable)
 }
 
+// retention deletes closed segments of one replica or of all (decision 10:
+// a log-level tool, not bounded by the HW; decision 11: followers below the
+// leader's new log start reset).
+func (m *replicationModel) retention(t *rapid.T) {
+	b := rapid.SampledFrom([]int32{engine.AllReplicas, 1, 2, 3}).Draw(t, "broker")
+	_, err := m.c.ApplyRetention(m.drawTP(t), b, -1, rapid.Int64Range(1, 800).Draw(t, "retention bytes"))
+	allowed(t, "retention", err, kerr.BrokerNotAvailable)
+}
+
+// compact compacts one replica or all; the model's records are keyless, so
+// compaction keeps every record and offsets never get gaps.
+func (m *replicationModel) compact(t *rapid.T) {
+	b := rapid.SampledFrom([]int32{engine.AllReplicas, 1, 2, 3}).Draw(t, "broker")
+	_, err := m.c.Compact(m.drawTP(t), b, 0)
+	allowed(t, "compact", err, kerr.BrokerNotAvailable)
+}
+
 func (m *replicationModel) check(t *rapid.T) {
 	for _, ev := range m.c.TakeEvents() {
 		if lost, ok := ev.(engine.DataLost); ok {
@@ -182,8 +201,8 @@ func (m *replicationModel) check(t *rapid.T) {
 	}
 	for _, a := range m.acked {
 		st, _ := m.c.PartitionState(a.tp)
-		if !st.Online {
-			continue
+		if !st.Online || a.offset < st.LogStart {
+			continue // offline, or deleted by retention
 		}
 		recs, err := m.c.Fetch(a.tp, a.offset, 1, engine.ReadUncommitted)
 		if err != nil || len(recs) != 1 || recs[0].Offset != a.offset || string(recs[0].Value) != a.value {
