@@ -8,6 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 // nothing.
@@ -86,4 +87,47 @@ func TestOrphanMarkerRetriedByReplicationNotByReads(t *testing.T) {
 	}
 	f.replicate(nil)
 	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"data"})
+}
+
+// Decision 16 with per-broker failure: a commit whose marker cannot reach a
+// crashed leader fails and leaves the transaction PREPARE_COMMIT (abort is
+// refused); the event says why once; after the restart the same commit
+// completes, writing only the missing marker, and both partitions show the
+// records to read_committed.
+func TestCommitRetryAfterMarkerLeaderCrashDecision16(t *testing.T) {
+	f := open(t, []int32{1, 2}, nil)
+	f.topic("t", 2, 1)
+	f.begin("x")
+	f.txSend("x", "t", 0, "a")
+	f.txSend("x", "t", 1, "b")
+	if err := f.c.CrashBroker(2, true); err != nil {
+		t.Fatal(err)
+	}
+	f.c.TakeEvents()
+	h := f.commitTx("x")
+	wantCode(t, h.Err(), kerr.LeaderNotAvailable, "commit marker for t-1")
+	var failed []string
+	for _, e := range f.c.TakeEvents() {
+		if e.Kind() == "transaction_failed" {
+			failed = append(failed, e.String())
+		}
+	}
+	wantStrings(t, "failure events", failed, []string{"transaction x commit did not complete (LEADER_NOT_AVAILABLE: commit marker for t-1: " +
+		"leader 2 of t-1 is down; restart it (broker restart 2)); it stays prepare_commit, retry the commit"})
+	if st := f.txnState("x"); st != txn.PrepareCommit {
+		t.Fatalf("state %v", st)
+	}
+	_, err := f.c.AbortTransaction("x")
+	wantCode(t, err, kerr.IllegalState, "transaction x is prepare_commit")
+	wantStrings(t, "t-0 before the retry", f.values(tp("t", 0), engine.ReadCommitted), []string{})
+
+	if _, err := f.c.RestartBroker(2); err != nil {
+		t.Fatal(err)
+	}
+	h = f.commitTx("x")
+	if h.State() != engine.Done || len(h.Value().Markers) != 1 || h.Value().Markers[0] != tp("t", 1) {
+		t.Fatalf("retry: %v %v %+v", h.State(), h.Err(), h.Value())
+	}
+	wantStrings(t, "t-0", f.values(tp("t", 0), engine.ReadCommitted), []string{"a"})
+	wantStrings(t, "t-1", f.values(tp("t", 1), engine.ReadCommitted), []string{"b"})
 }

@@ -397,7 +397,10 @@ func (c *Cluster) failCompletion(h *TxnCompletion, err error) {
 	st, _ := c.txnState(h.ID)
 	ev := TransactionFailed{ID: h.ID, Outcome: h.Outcome, State: st, Message: err.Error()}
 	if e, ok := kerr.As(err); ok {
+		// The code is a field of its own: keep the context ("commit marker
+		// for t-1: ...") without repeating the code inside the message.
 		ev.Code = e.Code
+		ev.Message = strings.Replace(ev.Message, string(e.Code)+": ", "", 1)
 	}
 	c.events.Emit(ev)
 	h.Fail(err)
