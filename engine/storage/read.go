@@ -175,7 +175,8 @@ func (l *Log) ReadBatches(offset int64, maxBytes int, end int64) ([]RawBatch, er
 // Fetch returns the records with offset <= o < min(end, LEO), at most
 // maxRecords of them (§6.5.3; end < 0 means LEO). maxRecords < 0 is an
 // argument error and 0 returns nothing; offset outside [LogStart, LEO] is
-// OFFSET_OUT_OF_RANGE. Each batch read is validated (CRC); the records'
+// OFFSET_OUT_OF_RANGE. Each batch read is checked (length, CRC, version:
+// the bytes are the ones validated when written or recovered); the records'
 // bytes are copied out of the log's reusable read buffer, one allocation
 // per batch.
 func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error) {
@@ -201,7 +202,7 @@ func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error
 		if err != nil || frame == nil {
 			return out, err
 		}
-		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
+		m, err := verifyFrame(frame, l.opts.MaxBatchBytes)
 		if err != nil {
 			c.pos = pos
 			return nil, c.damaged(s, err)
@@ -213,7 +214,10 @@ func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error
 			return out, nil
 		}
 		var done bool
-		if out, done = appendRecords(out, frame, m, offset, vend, maxRecords); done {
+		if out, done, err = appendRecords(out, frame, m, offset, vend, maxRecords); err != nil {
+			c.pos = pos
+			return nil, c.damaged(s, err)
+		} else if done {
 			return out, nil
 		}
 	}
