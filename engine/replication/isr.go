@@ -34,21 +34,59 @@ type FollowerView struct {
 //   - a crashed broker cannot join (a member that crashes stays until the lag
 //     rules remove it, which is how Kafka notices).
 func InSync(leaderLEO, hw, nowMs int64, f FollowerView, lag LagConfig) (bool, string) {
+	rule := isrRule(leaderLEO, hw, nowMs, f, lag)
+	return rule == caughtUp, rule.reason(leaderLEO, hw, nowMs, f, lag)
+}
+
+// isrVerdict is the ISR rule that decided, in InSync's order.
+type isrVerdict uint8
+
+const (
+	caughtUp isrVerdict = iota
+	diverged
+	aheadOfLeader
+	offsetLag
+	timeLag
+	missingCommitted
+	brokerDown
+)
+
+// isrRule applies InSync's rules without building the reason, so the
+// refresh that runs on every fetch step formats text only for a change.
+func isrRule(leaderLEO, hw, nowMs int64, f FollowerView, lag LagConfig) isrVerdict {
 	switch {
 	case f.Diverged:
-		return false, fmt.Sprintf("diverged: LEO %d was above HW at a leader change and is not truncated yet", f.LEO)
+		return diverged
 	case f.LEO > leaderLEO:
-		return false, fmt.Sprintf("ahead of the leader: LEO %d > leader LEO %d", f.LEO, leaderLEO)
+		return aheadOfLeader
 	case leaderLEO-f.LEO > lag.MaxOffsets:
-		return false, fmt.Sprintf("%d offsets behind > replica.lag.max.offsets=%d", leaderLEO-f.LEO, lag.MaxOffsets)
+		return offsetLag
 	case nowMs-f.LastFetchMs > lag.MaxTimeMs:
-		return false, fmt.Sprintf("no fetch for %d ms > replica.lag.time.max.ms=%d", nowMs-f.LastFetchMs, lag.MaxTimeMs)
+		return timeLag
 	case f.LEO < hw:
-		return false, fmt.Sprintf("LEO %d < HW %d: missing committed records", f.LEO, hw)
+		return missingCommitted
 	case !f.Up && !f.InISR:
-		return false, "broker is down"
+		return brokerDown
 	}
-	return true, fmt.Sprintf("caught up: LEO %d, leader LEO %d", f.LEO, leaderLEO)
+	return caughtUp
+}
+
+func (v isrVerdict) reason(leaderLEO, hw, nowMs int64, f FollowerView, lag LagConfig) string {
+	switch v {
+	case diverged:
+		return fmt.Sprintf("diverged: LEO %d was above HW at a leader change and is not truncated yet", f.LEO)
+	case aheadOfLeader:
+		return fmt.Sprintf("ahead of the leader: LEO %d > leader LEO %d", f.LEO, leaderLEO)
+	case offsetLag:
+		return fmt.Sprintf("%d offsets behind > replica.lag.max.offsets=%d", leaderLEO-f.LEO, lag.MaxOffsets)
+	case timeLag:
+		return fmt.Sprintf("no fetch for %d ms > replica.lag.time.max.ms=%d", nowMs-f.LastFetchMs, lag.MaxTimeMs)
+	case missingCommitted:
+		return fmt.Sprintf("LEO %d < HW %d: missing committed records", f.LEO, hw)
+	case brokerDown:
+		return "broker is down"
+	}
+	return fmt.Sprintf("caught up: LEO %d, leader LEO %d", f.LEO, leaderLEO)
 }
 
 // NextHighWatermark is the HW advance rule (§9.3): the minimum LEO over the

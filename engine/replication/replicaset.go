@@ -261,16 +261,17 @@ func (rs *ReplicaSet) RefreshISR() {
 	now := rs.env.Clock.NowMs()
 	for _, b := range rs.Followers() {
 		r := rs.replicas[b]
-		ok, why := InSync(leaderLEO, rs.hw, now, FollowerView{
-			LEO: r.LEO(), LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged, InISR: rs.isr[b],
-		}, rs.env.Settings.Lag)
-		switch {
-		case ok && !rs.isr[b]:
-			rs.isr[b] = true
-			rs.env.Events.Emit(ISRExpanded{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
-		case !ok && rs.isr[b]:
-			delete(rs.isr, b)
-			rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+		view := FollowerView{LEO: r.LEO(), LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged, InISR: rs.isr[b]}
+		rule := isrRule(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag)
+		if ok := rule == caughtUp; ok != rs.isr[b] {
+			why := rule.reason(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag)
+			if ok {
+				rs.isr[b] = true
+				rs.env.Events.Emit(ISRExpanded{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+			} else {
+				delete(rs.isr, b)
+				rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+			}
 		}
 	}
 	rs.advanceHighWatermark()
