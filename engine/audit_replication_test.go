@@ -98,3 +98,109 @@ func TestRestartRetriesAReplicaThatFailedToReopen(t *testing.T) {
 	_, err = f.c.RestartBroker(1)
 	wantCode(t, err, kerr.IllegalState, "broker 1 is running")
 }
+
+// Decision 7 across a restart (E3): the old leader keeps a tail the new
+// leader never had, and the new leader writes as many records at the same
+// offsets; the cluster is reopened before anything truncated the old leader.
+// The diverged mark is rebuilt from the logs (the epochs differ), so the
+// old leader is not in the ISR with different bytes at the same offsets, the
+// HW does not cover them, and it truncates and copies the new leader's.
+func TestDivergedReplicaAcrossReopenDecision7(t *testing.T) {
+	f := open(t, []int32{1, 2}, nil)
+	f.topic("t", 1, 2)
+	p := tp("t", 0)
+	f.append(p, batchOf("committed"), engine.Acks1)
+	f.replicate(nil)
+	f.append(p, batchOf("old-leader-only"), engine.Acks1)
+	if err := f.c.Promote(p, 2); err != nil {
+		t.Fatal(err)
+	}
+	f.append(p, batchOf("new-leader"), engine.Acks1)
+	f.restart()
+	st := f.state(p)
+	wantInts(t, "ISR after reopen", st.ISR, []int32{2})
+	if st.HW != 1 || !st.Replicas[0].Diverged {
+		t.Fatalf("after reopen: HW %d (want 1), replica 1 diverged %v", st.HW, st.Replicas[0].Diverged)
+	}
+	f.replicate(nil)
+	wantStrings(t, "replica 1", f.replicaValues(p, 1), []string{"committed", "new-leader"})
+	wantInts(t, "ISR", f.isr(p), []int32{1, 2})
+}
+
+// A leader whose broker lost records (unflushed bytes, a machine failure)
+// and that leads again after a reopen starts a new epoch, saved in
+// metadata.json: otherwise it would write the lost offsets again in the
+// same epoch, and a follower holding the lost records would look identical
+// there after the next reopen.
+func TestLeaderThatLostRecordsStartsANewEpochAtOpen(t *testing.T) {
+	f := open(t, []int32{1, 2}, nil)
+	f.topic("t", 1, 2)
+	p := tp("t", 0)
+	f.append(p, batchOf("lost-on-leader"), engine.Acks1)
+	f.replicate(nil)
+	if err := f.c.CrashBroker(1, false); err != nil {
+		t.Fatal(err)
+	}
+	f.c.Crash()
+	f.reopen()
+	st := f.state(p)
+	if st.Leader != 1 || st.LeaderEpoch != 1 || !st.Replicas[1].Diverged {
+		t.Fatalf("after reopen: leader %d epoch %d (want 1, 1), follower diverged %v", st.Leader, st.LeaderEpoch, st.Replicas[1].Diverged)
+	}
+	f.append(p, batchOf("rewritten"), engine.Acks1)
+	f.c.Crash()
+	f.reopen()
+	if md, err := f.c.PartitionMetadata(p); err != nil || md.LeaderEpoch != 1 {
+		t.Fatalf("metadata %+v %v", md, err)
+	}
+	st = f.state(p)
+	wantInts(t, "ISR after the second reopen", st.ISR, []int32{1})
+	f.replicate(nil)
+	wantStrings(t, "follower", f.replicaValues(p, 2), []string{"rewritten"})
+	wantInts(t, "ISR", f.isr(p), []int32{1, 2})
+}
+
+// After a reopen the HW is the minimum LEO over every replica (decision 8),
+// below what the in-sync replicas hold when one replica lags. A leader
+// change then (a promotion, a restarted leader re-elected) applies the HW
+// rule to the ISR first, so the new leader is not cut back below records
+// every in-sync replica holds.
+func TestLeaderChangeAfterReopenKeepsWhatTheISRHolds(t *testing.T) {
+	for _, how := range []string{"promote", "restart"} {
+		t.Run(how, func(t *testing.T) {
+			f := open(t, []int32{1, 2, 3}, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
+			f.topic("t", 1, 3)
+			p := tp("t", 0)
+			if err := f.c.CrashBroker(3, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.c.RemoveFromISR(p, 3); err != nil {
+				t.Fatal(err)
+			}
+			ack := f.append(p, batchOf("acked"), engine.AcksAll)
+			f.replicate(nil)
+			if ack.State() != engine.Done {
+				t.Fatalf("ack %v %v", ack.State(), ack.Err())
+			}
+			f.c.Crash()
+			f.reopen()
+			if st := f.state(p); st.HW != 0 {
+				t.Fatalf("decision 8: HW after reopen %d, want 0 (broker 3 has nothing)", st.HW)
+			}
+			if how == "promote" {
+				if err := f.c.Promote(p, 2); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := f.c.CrashBroker(1, true); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.c.RestartBroker(1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.replicate(nil)
+			wantStrings(t, "values", f.values(p, engine.ReadUncommitted), []string{"acked"})
+		})
+	}
+}

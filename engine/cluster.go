@@ -180,16 +180,29 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		closeAll()
 		return nil, report, err
 	}
+	newEpochs := false
 	for _, t := range topics {
 		tm := t
 		c.topics[t.Name] = &tm
-		for _, p := range t.Partitions {
+		for i, p := range t.Partitions {
 			rs, err := replication.NewReplicaSet(c.env, p.TP(), p.Replicas, p.Leader, p.LeaderEpoch, logs[p.TP()])
 			if err != nil {
 				closeAll()
 				return nil, report, err
 			}
 			c.sets[p.TP()] = rs
+			if rs.LeaderEpoch() != p.LeaderEpoch {
+				// The leader lost records a follower holds: it starts a new
+				// epoch (replication.NewReplicaSet), saved below.
+				tm.Partitions[i].LeaderEpoch = rs.LeaderEpoch()
+				newEpochs = true
+			}
+		}
+	}
+	if newEpochs {
+		if err := saveMetadata(cfg.DataDir, c.metadataList()); err != nil {
+			closeAll()
+			return nil, report, err
 		}
 	}
 	for _, rr := range report.Replicas {

@@ -34,6 +34,7 @@ type replicationModel struct {
 	lastHW   map[engine.TopicPartition]int64
 	lastEpoc map[engine.TopicPartition]int32
 	lost     int // records the engine reported lost (DataLost), dropped from acked
+	cfg      engine.Config
 }
 
 // TestReplicationStateMachine: random produce (acks 0/1/all), replicate (one
@@ -61,11 +62,12 @@ func TestReplicationStateMachine(t *testing.T) {
 		cfg.ReplicaLagMaxOffsets = rapid.SampledFrom([]int64{0, 3, 10_000}).Draw(rt, "replica.lag.max.offsets")
 		cfg.ReplicaFetchMaxBytes = rapid.SampledFrom([]int{1, 200, 1 << 20}).Draw(rt, "replica.fetch.max.bytes")
 		cfg.SegmentBytes = 400
+		m.cfg = cfg
 		m.c, _, err = engine.Open(cfg, m.clk)
 		if err != nil {
 			rt.Fatal(err)
 		}
-		defer m.c.Close()
+		defer func() { m.c.Close() }()
 		if _, err := m.c.CreateTopic("r", 2, 3); err != nil {
 			rt.Fatal(err)
 		}
@@ -81,6 +83,7 @@ func TestReplicationStateMachine(t *testing.T) {
 			"rejoin":    m.rejoin,
 			"flush":     func(*rapid.T) { m.c.RunFlushCycle() },
 			"retention": m.retention,
+			"reopen":    m.reopen,
 			"compact":   m.compact,
 		})
 	})
@@ -161,6 +164,44 @@ func (m *replicationModel) rejoin(t *rapid.T) {
 	allowed(t, "rejoin", err, kerr.InvalidArgument, kerr.BrokerNotAvailable)
 }
 
+// reopen closes (or crashes) the whole cluster and opens it again: the
+// diverged marks and the HW are rebuilt from the logs (decisions 7 and 8).
+// Opening keeps each partition's leader from the metadata, so when that
+// leader's broker is down after losing unflushed records, acknowledged
+// records only its followers hold are given up (only RestartBroker elects a
+// replica that has them); the model drops those.
+func (m *replicationModel) reopen(t *rapid.T) {
+	downLost := map[int32]bool{}
+	brokers, _ := m.c.Brokers()
+	for _, b := range brokers {
+		downLost[b.ID] = !b.Up
+	}
+	if rapid.Bool().Draw(t, "crash") {
+		m.c.Crash()
+	} else if err := m.c.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	c, _, err := engine.Open(m.cfg, m.clk)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	m.c = c
+	keep := m.acked[:0]
+	for _, a := range m.acked {
+		st, err := m.c.PartitionState(a.tp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if downLost[st.Leader] && a.offset >= st.LEO {
+			m.lost++
+			continue
+		}
+		keep = append(keep, a)
+	}
+	m.acked = keep
+	m.lastHW = map[engine.TopicPartition]int64{} // decision 8: the HW is recomputed
+}
+
 // retention deletes closed segments of one replica or of all (decision 10:
 // a log-level tool, not bounded by the HW; decision 11: followers below the
 // leader's new log start reset).
@@ -203,6 +244,19 @@ func (m *replicationModel) check(t *rapid.T) {
 		st, _ := m.c.PartitionState(a.tp)
 		if !st.Online || a.offset < st.LogStart {
 			continue // offline, or deleted by retention
+		}
+		if a.offset >= st.HW {
+			// After a reopen the HW is the minimum LEO over all replicas
+			// (decision 8): the record must still be in the leader's log.
+			l, err := m.c.LeaderLog(a.tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := l.Fetch(a.offset, 1, -1)
+			if err != nil || len(recs) != 1 || recs[0].Offset != a.offset || string(recs[0].Value) != a.value {
+				t.Fatalf("acknowledged %s@%d %q is lost from the leader's log: %v %v (state %+v)", a.tp, a.offset, a.value, recs, err, st)
+			}
+			continue
 		}
 		recs, err := m.c.Fetch(a.tp, a.offset, 1, engine.ReadUncommitted)
 		if err != nil || len(recs) != 1 || recs[0].Offset != a.offset || string(recs[0].Value) != a.value {

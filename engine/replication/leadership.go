@@ -11,8 +11,10 @@ import (
 //
 //  1. the broker must be a running member of the ISR (NOT_IN_SYNC_REPLICA, or
 //     BROKER_NOT_AVAILABLE for a crashed broker);
-//  2. if its LEO is above the HW it truncates to the HW: MiniKafka keeps only
-//     the committed prefix (Kafka would keep the new leader's log instead);
+//  2. the HW rule runs on the ISR as it stands (after a restart the HW is
+//     only the minimum LEO over all replicas, decision 8); then, if its LEO
+//     is above the HW, it truncates to the HW: MiniKafka keeps only the
+//     committed prefix (Kafka would keep the new leader's log instead);
 //  3. leader = broker, epoch + 1, stamped on every running replica's log;
 //  4. the ISR restarts as {broker}; the HW stays;
 //  5. every other replica whose LEO is above the HW is marked diverged and
@@ -38,6 +40,7 @@ func (rs *ReplicaSet) Promote(broker int32) error {
 
 func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 	r := rs.replicas[broker]
+	rs.raiseHighWatermark()
 	if _, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("becoming leader above HW %d: keep only the committed prefix", rs.hw)); err != nil {
 		return err
 	}
@@ -171,6 +174,7 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 	l.SetLeaderEpoch(rs.epoch)
 	if broker == rs.leader {
 		out.LeaderChanged, out.Leader = true, broker
+		rs.raiseHighWatermark() // with the LEO it came back with
 		if leo := l.LEO(); leo < rs.hw {
 			if heir := rs.heir(broker); heir >= 0 {
 				out.Leader = heir

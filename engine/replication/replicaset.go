@@ -87,8 +87,12 @@ type ReplicaSet struct {
 // NewReplicaSet builds a partition's replica set over open logs (§9.1): every
 // replica's last fetch time is now; the ISR is the leader plus every replica
 // whose LEO equals the leader's; the HW is the minimum LEO over all replicas;
-// producer state is rebuilt from the leader's log. logs must hold one open log
-// per assigned broker.
+// producer state is rebuilt from the leader's log. A follower whose log
+// stops agreeing with the leader's below its LEO (DivergencePoint) is marked
+// diverged and counts with the LEO where it still agrees (decision 7); when
+// its tail holds records of the current epoch (the leader lost them), the
+// leader starts a new epoch, which LeaderEpoch reports and the caller must
+// persist. logs must hold one open log per assigned broker.
 func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epoch int32, logs map[int32]*storage.Log) (*ReplicaSet, error) {
 	rs := &ReplicaSet{
 		tp: tp, env: env, assignment: append([]int32(nil), assignment...),
@@ -108,10 +112,56 @@ func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epo
 	if rs.replicas[leader] == nil {
 		return nil, kerr.State("leader %d of %s is not a replica", leader, tp)
 	}
+	// Decision 7 across a restart: a follower whose log stops agreeing with
+	// the leader's below its LEO (a former leader's tail, never truncated)
+	// is diverged. It counts with the LEO where it still agrees, so it is
+	// not in the initial ISR and the HW does not cover what it disagrees on.
+	var diverged []int32
+	newEpoch := false
+	for _, b := range sortedCopy(assignment) {
+		if b == leader {
+			continue
+		}
+		at, err := DivergencePoint(logs[leader], logs[b])
+		if err != nil {
+			return nil, err
+		}
+		if at < leos[b] {
+			r := rs.replicas[b]
+			r.diverged, r.divergedAt = true, at
+			leos[b] = at
+			diverged = append(diverged, b)
+			// A tail written in the current epoch is the leader's own,
+			// lost on its side (unflushed bytes): the leader must not write
+			// those offsets again in the same epoch, or the logs would
+			// look alike where they differ. It starts a new epoch.
+			last, err := lastEpoch(logs[b])
+			if err != nil {
+				return nil, err
+			}
+			newEpoch = newEpoch || last >= epoch
+		}
+	}
+	if newEpoch {
+		for _, b := range assignment {
+			rs.epoch = max(rs.epoch, logs[b].LeaderEpoch())
+		}
+		rs.epoch++
+		for _, b := range sortedCopy(assignment) {
+			logs[b].SetLeaderEpoch(rs.epoch)
+		}
+		env.Events.Emit(LeaderChanged{TP: tp, From: leader, To: leader, Epoch: rs.epoch,
+			Reason: "new epoch at open: a follower holds records of the last epoch that the leader lost"})
+	}
 	for _, b := range InitialISR(leader, assignment, leos) {
-		rs.isr[b] = true
+		if !rs.replicas[b].diverged {
+			rs.isr[b] = true
+		}
 	}
 	rs.hw = InitialHighWatermark(assignment, leos)
+	for _, b := range diverged {
+		rs.env.Events.Emit(ReplicaDiverged{TP: tp, Broker: b, LEO: logs[b].LEO(), HW: rs.replicas[b].divergedAt, Epoch: rs.epoch})
+	}
 	if err := rs.rebuildProducerState(); err != nil {
 		return nil, err
 	}
@@ -235,6 +285,16 @@ func (rs *ReplicaSet) advanceHighWatermark() {
 		// Offline: nobody can be acknowledged and the HW waits for a leader.
 		return
 	}
+	rs.raiseHighWatermark()
+	rs.resolveWaiters()
+}
+
+// raiseHighWatermark applies the HW rule (§9.3) to the ISR as it stands,
+// the LEOs of crashed members being the ones they had. A leader change runs
+// it first: after a restart the HW is the minimum LEO over every replica
+// (decision 8) until something advances it, and a new leader cut back to
+// that HW would drop records every in-sync replica holds.
+func (rs *ReplicaSet) raiseHighWatermark() {
 	var buf [8]int64
 	leos := buf[:0]
 	for _, b := range rs.assignment {
@@ -246,7 +306,6 @@ func (rs *ReplicaSet) advanceHighWatermark() {
 		rs.env.Events.Emit(HWMoved{TP: rs.tp, From: rs.hw, To: next})
 		rs.hw = next
 	}
-	rs.resolveWaiters()
 }
 
 // RefreshISR re-evaluates every follower against the ISR rules (§10.1 and
