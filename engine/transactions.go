@@ -94,6 +94,13 @@ func (c *Cluster) retryOrphanMarkers() {
 	if c.coord == nil {
 		return
 	}
+	waiting := false
+	for _, li := range c.coord.txns.indexes {
+		waiting = waiting || li.orphans
+	}
+	if !waiting {
+		return // the common case: no sorting on every replication step
+	}
 	for _, tp := range c.sortedTPs() {
 		if li := c.coord.txns.indexes[tp]; li != nil && li.orphans {
 			c.coord.txns.settleOrphans(tp)
