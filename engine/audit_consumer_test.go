@@ -30,3 +30,31 @@ func TestPollFailureSkipsNothing(t *testing.T) {
 	}
 	wantStrings(t, "poll after restart", valuesOf(f.poll(con, 10)), []string{"a", "b"})
 }
+
+// Retention is a log-level tool not bounded by the HW (decision 10): on a
+// leader whose followers lag it can move the log start above the HW. A
+// consumer with auto.offset.reset=latest then starts at the log start
+// instead of failing with OFFSET_OUT_OF_RANGE forever, and reads what the HW
+// exposes once the followers have reset (decision 11).
+func TestLatestConsumerWhenRetentionPassedTheHW(t *testing.T) {
+	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.SegmentBytes = 100 })
+	f.topic("t", 1, 2)
+	p := tp("t", 0)
+	for range 4 {
+		f.append(p, batchOf("v"), engine.Acks1)
+	}
+	if _, err := f.c.ApplyRetention(p, 1, -1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.state(p); st.HW != 0 || st.LogStart != 3 {
+		t.Fatalf("HW %d, log start %d: want 0 and 3", st.HW, st.LogStart)
+	}
+	con := f.consumer("g", func(o *engine.ConsumerOptions) { o.AutoOffsetReset = engine.ResetLatest })
+	f.assign(con, p)
+	if recs := f.poll(con, 10); len(recs) != 0 || f.position(con, p) != 3 {
+		t.Fatalf("poll %v, position %d: want nothing at 3", recs, f.position(con, p))
+	}
+	f.append(p, batchOf("new"), engine.Acks1)
+	f.replicate(nil)
+	wantStrings(t, "after the followers reset", valuesOf(f.poll(con, 10)), []string{"v", "new"})
+}

@@ -320,7 +320,9 @@ func (con *Consumer) resetPosition(tp TopicPartition) (int64, error) {
 		return 0, err
 	}
 	if con.reset == ResetLatest {
-		return end, nil
+		// Retention on the leader is not bounded by the HW (decision 10):
+		// the end can lie below the log start until the followers reset.
+		return max(end, start), nil
 	}
 	return start, nil
 }
