@@ -131,3 +131,43 @@ func TestCommitRetryAfterMarkerLeaderCrashDecision16(t *testing.T) {
 	wantStrings(t, "t-0", f.values(tp("t", 0), engine.ReadCommitted), []string{"a"})
 	wantStrings(t, "t-1", f.values(tp("t", 1), engine.ReadCommitted), []string{"b"})
 }
+
+// An orphan run found at open (its transaction completed, but the leader
+// lost the marker with its unflushed bytes) whose marker cannot be appended
+// yet (the ISR is below min.insync.replicas right after the reopen) is
+// retried once replication grows the ISR: the LSO is not stuck behind it
+// for good, and nothing else could unblock it (the transaction is complete).
+func TestOrphanMarkerFailingAtOpenIsRetried(t *testing.T) {
+	f := open(t, []int32{1, 2}, nil)
+	f.topic("t", 1, 2)
+	p := tp("t", 0)
+	if err := f.c.RemoveFromISR(p, 2); err != nil {
+		t.Fatal(err)
+	}
+	f.begin("x")
+	f.txSend("x", "t", 0, "data")
+	if err := f.c.RunFlushCycle(); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.commitTx("x"); h.State() != engine.Done {
+		t.Fatalf("commit %v %v", h.State(), h.Err())
+	}
+	if err := f.c.CrashBroker(1, false); err != nil { // the marker was not flushed
+		t.Fatal(err)
+	}
+	f.c.Crash()
+	f.cfg.MinInsyncReplicas = 2
+	rep := f.reopen()
+	if len(rep.Coordination.MarkerErrors) != 1 {
+		t.Fatalf("open report %+v: want the refused orphan marker", rep.Coordination)
+	}
+	if lso := f.lsoOf(p); lso != 0 {
+		t.Fatalf("LSO %d before the marker, want 0", lso)
+	}
+	f.replicate(nil) // the follower copies the data and joins the ISR
+	f.replicate(nil) // and the marker the retry appended
+	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"data"})
+	if lso, hw := f.lsoOf(p), f.hw(p); lso != hw {
+		t.Fatalf("LSO %d stays behind HW %d", lso, hw)
+	}
+}

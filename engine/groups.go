@@ -29,8 +29,9 @@ type coordination struct {
 type CoordinationReport struct {
 	Journal      txn.JournalRecovery
 	Transactions txn.Recovery
-	// MarkerErrors lists recovery markers that could not be appended now
-	// (the transaction stays prepared; retry it with commit or abort).
+	// MarkerErrors lists recovery markers that could not be appended now:
+	// a transaction's stays prepared (retry it with commit or abort); an
+	// orphan run's is appended after a replication step has grown the ISR.
 	MarkerErrors []string
 	// Groups is the number of consumer groups loaded (groups.json and
 	// offsets.json).

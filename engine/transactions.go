@@ -450,9 +450,19 @@ func (l *txnLayer) recover() (txn.Recovery, []string, error) {
 		}
 	}
 	for _, o := range rec.Orphans {
+		rs := c.sets[o.Partition]
+		if !rs.Online() || len(rs.ISR()) < c.cfg.MinInsyncReplicas {
+			// Refused now: retryOrphanMarkers appends it once replication
+			// has grown the ISR (no transaction is left to retry it).
+			l.indexes[o.Partition].orphans = true
+			problems = append(problems, fmt.Sprintf("%s marker for %s in %s waits until the ISR %s reaches min.insync.replicas=%d (replicate)",
+				o.Outcome, o.ID, o.Partition, replication.FormatBrokers(rs.ISR()), c.cfg.MinInsyncReplicas))
+			continue
+		}
 		c.events.Emit(TransactionRecovered{ID: o.ID, Orphan: true, OrphanOutcome: o.Outcome, Markers: []TopicPartition{o.Partition}})
-		if _, err := c.sets[o.Partition].Append(record.NewControlBatch(o.ID, o.Outcome), AcksAll,
+		if _, err := rs.Append(record.NewControlBatch(o.ID, o.Outcome), AcksAll,
 			fmt.Sprintf("txn %s %s marker (recovery)", o.ID, o.Outcome)); err != nil {
+			l.indexes[o.Partition].orphans = true
 			problems = append(problems, fmt.Sprintf("%s marker for %s in %s: %v", o.Outcome, o.ID, o.Partition, err))
 		}
 	}
