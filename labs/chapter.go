@@ -119,12 +119,16 @@ type TranscriptStep struct {
 	Command  string
 	Expected []string
 	want     []wantLine
+	// outFrom and outTo delimit the output lines in the source (0-based,
+	// half-open: from the line after `mk>` to the next `mk>` or the fence).
+	outFrom, outTo int
 }
 
 // TranscriptBlock is one ```mk fenced block of a chapter.
 type TranscriptBlock struct {
-	Line  int // the opening fence
-	Steps []TranscriptStep
+	Line   int // the opening fence
+	Steps  []TranscriptStep
+	indent int // the fence's indentation, kept when rewriting
 }
 
 // opensCluster reports whether the block starts with `cluster open`, which
@@ -150,11 +154,12 @@ func ParseChapter(name string, src []byte) ([]TranscriptBlock, error) {
 	var cur *TranscriptBlock
 	var out []string
 	outLine := 0
-	finish := func() error {
+	finish := func(end int) error {
 		if len(cur.Steps) == 0 {
 			return nil
 		}
 		s := &cur.Steps[len(cur.Steps)-1]
+		s.outTo = end
 		for len(out) > 0 && out[len(out)-1] == "" {
 			out = out[:len(out)-1]
 		}
@@ -171,14 +176,14 @@ func ParseChapter(name string, src []byte) ([]TranscriptBlock, error) {
 		n := i + 1
 		if !f.open {
 			if f.update(line) && f.open && firstWord(f.info) == "mk" {
-				blocks = append(blocks, TranscriptBlock{Line: n})
+				blocks = append(blocks, TranscriptBlock{Line: n, indent: f.indent})
 				cur = &blocks[len(blocks)-1]
 			}
 			continue
 		}
 		if f.update(line) { // closing fence
 			if cur != nil {
-				if err := finish(); err != nil {
+				if err := finish(i); err != nil {
 					return nil, err
 				}
 				if len(cur.Steps) == 0 {
@@ -193,14 +198,14 @@ func ParseChapter(name string, src []byte) ([]TranscriptBlock, error) {
 		}
 		text := trimRight(stripIndent(line, f.indent))
 		if cmd, ok := strings.CutPrefix(text, mkPrompt); ok {
-			if err := finish(); err != nil {
+			if err := finish(i); err != nil {
 				return nil, err
 			}
 			cmd = strings.TrimSpace(cmd)
 			if cmd == "" {
 				return nil, errorAt(name, n, "`mk>` without a command")
 			}
-			cur.Steps = append(cur.Steps, TranscriptStep{Line: n, Command: cmd})
+			cur.Steps = append(cur.Steps, TranscriptStep{Line: n, Command: cmd, outFrom: i + 1})
 			outLine = n + 1
 			continue
 		}
@@ -248,10 +253,71 @@ func CheckChapter(fsys fs.FS, fsPath string, newExec NewExecutor) error {
 	if err != nil {
 		return err
 	}
-	return runTranscript(fsPath, blocks, newExec)
+	return runTranscript(fsPath, blocks, newExec, nil)
 }
 
-func runTranscript(name string, blocks []TranscriptBlock, newExec NewExecutor) (err error) {
+// RewriteChapter runs the chapter at fsPath like CheckChapter and returns
+// its source with the output under every command that printed something
+// else replaced by what the program printed, and the number of commands
+// changed. Everything else is kept byte for byte: the prose, other code
+// blocks, the output of the commands that matched (with their "..." and
+// " (re)" escapes), blank lines after an output, and the fence's
+// indentation. Like a lab rewrite it refuses a run that did not reach the
+// end, so a broken session never truncates a chapter.
+func RewriteChapter(fsys fs.FS, fsPath string, newExec NewExecutor) ([]byte, int, error) {
+	src, err := fs.ReadFile(fsys, fsPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	blocks, err := ParseChapter(fsPath, src)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines := splitLines(string(src))
+	type change struct {
+		step   *TranscriptStep
+		indent int
+		actual []string
+	}
+	var changes []change
+	err = runTranscript(fsPath, blocks, newExec, func(b *TranscriptBlock, s *TranscriptStep, actual []string) {
+		changes = append(changes, change{s, b.indent, actual})
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: not rewritten, the transcript did not run to the end: %w", fsPath, err)
+	}
+	var out []string
+	at := 0
+	for _, c := range changes {
+		out = append(out, lines[at:c.step.outFrom]...)
+		region := lines[c.step.outFrom:c.step.outTo]
+		trailing := 0
+		for trailing < len(region) && trimRight(region[len(region)-1-trailing]) == "" {
+			trailing++
+		}
+		pad := strings.Repeat(" ", c.indent)
+		for _, a := range c.actual {
+			if a == "" {
+				out = append(out, "")
+			} else {
+				out = append(out, pad+escapeLine(a))
+			}
+		}
+		out = append(out, region[len(region)-trailing:]...)
+		at = c.step.outTo
+	}
+	out = append(out, lines[at:]...)
+	text := strings.Join(out, "\n")
+	if strings.HasSuffix(string(src), "\n") {
+		text += "\n"
+	}
+	return []byte(text), len(changes), nil
+}
+
+// runTranscript executes the blocks. Without rewrite it stops at the first
+// mismatch and returns it; with rewrite it calls rewrite for every
+// mismatching step and goes on.
+func runTranscript(name string, blocks []TranscriptBlock, newExec NewExecutor, rewrite func(*TranscriptBlock, *TranscriptStep, []string)) (err error) {
 	if len(blocks) == 0 {
 		return nil
 	}
@@ -278,7 +344,8 @@ func runTranscript(name string, blocks []TranscriptBlock, newExec NewExecutor) (
 			return err
 		}
 	}
-	for i, b := range blocks {
+	for i := range blocks {
+		b := &blocks[i]
 		if i > 0 && b.opensCluster() {
 			old := x
 			x = nil
@@ -289,15 +356,21 @@ func runTranscript(name string, blocks []TranscriptBlock, newExec NewExecutor) (
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		for _, s := range b.Steps {
+		for j := range b.Steps {
+			s := &b.Steps[j]
 			out, _, fatal := execLine(x, s.Command)
 			if fatal != nil {
 				return &SourceError{File: name, Line: s.Line, Err: fatal}
 			}
 			actual := normalizeOutput(out)
-			if !matchOutput(s.want, actual) {
-				return &SourceError{File: name, Line: s.Line, Err: &MismatchError{Command: s.Command, Diff: unifiedDiff(s.want, actual)}}
+			if matchOutput(s.want, actual) {
+				continue
 			}
+			if rewrite != nil {
+				rewrite(b, s, actual)
+				continue
+			}
+			return &SourceError{File: name, Line: s.Line, Err: &MismatchError{Command: s.Command, Diff: unifiedDiff(s.want, actual)}}
 		}
 	}
 	return nil

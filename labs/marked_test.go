@@ -46,7 +46,7 @@ func TestFatalStops(t *testing.T) {
 	if r.Complete() || r.Err() == nil || r.Err().Error() != `b.lab:4: the session broke on "broken": internal error: broken on purpose` {
 		t.Errorf("complete=%v err=%v", r.Complete(), r.Err())
 	}
-	fsysErr := runTranscript("c.md", []TranscriptBlock{{Line: 1, Steps: []TranscriptStep{{Line: 2, Command: "broken"}}}}, (&fakeFactory{}).new)
+	fsysErr := runTranscript("c.md", []TranscriptBlock{{Line: 1, Steps: []TranscriptStep{{Line: 2, Command: "broken"}}}}, (&fakeFactory{}).new, nil)
 	if fsysErr == nil || !strings.HasPrefix(fsysErr.Error(), "c.md:2: the session broke") {
 		t.Errorf("chapter err = %v", fsysErr)
 	}

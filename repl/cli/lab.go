@@ -10,7 +10,7 @@ import (
 
 var labCommand = &Subcommand{
 	Name:     "lab",
-	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID  [--dir DIR]",
+	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID | chapters [N...] [--rewrite]  [--dir DIR]",
 	Summary:  "replay the scripted labs, check them, or step through one",
 	Run:      runLab,
 }
@@ -22,6 +22,8 @@ const labUsage = `usage:
                                                         the expected output in the files (needs --dir)
   minikafka lab step ID [--dir DIR]                     step through a lab: Enter runs the next step;
                                                         type your own commands, back, reset, quit
+  minikafka lab chapters [N...] [--rewrite] [--dir DIR] run the chapters' mk transcripts and compare;
+                                                        --rewrite regenerates their output (needs --dir)
 ID is 05-01 (chapter 05, lab 01) or the lab's slug. --dir reads labs from DIR/labs/
 (or DIR itself) instead of the built-in ones.
 `
@@ -32,8 +34,8 @@ func runLab(env *Env, args []string) int {
 		return usageError(env, "lab", labUsage, err, a)
 	}
 	verb, ids := a.pos[0], a.pos[1:]
-	if (a.all || a.rewrite) && verb != "run" {
-		return usageError(env, "lab", labUsage, fmt.Errorf("--all and --rewrite go with run"), nil)
+	if (a.all && verb != "run") || (a.rewrite && verb != "run" && verb != "chapters") {
+		return usageError(env, "lab", labUsage, fmt.Errorf("--all goes with run, --rewrite with run and chapters"), nil)
 	}
 	switch verb {
 	case "list":
@@ -51,6 +53,8 @@ func runLab(env *Env, args []string) int {
 		return 0
 	case "run":
 		return labRun(env, a, ids)
+	case "chapters":
+		return labChapters(env, a, ids)
 	case "step":
 		if len(ids) != 1 {
 			return usageError(env, "lab", labUsage, fmt.Errorf("step takes one lab ID"), nil)
@@ -112,8 +116,12 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 
 // writeLab replaces a lab file on disk (its Path is a path on disk when the
 // labs come from --dir).
-func writeLab(l *labs.Lab, src []byte) error {
-	path := filepath.FromSlash(l.Path)
+func writeLab(l *labs.Lab, src []byte) error { return rewriteFile(l.Path, src) }
+
+// rewriteFile replaces a material file given by its slash path on disk,
+// keeping its permissions.
+func rewriteFile(name string, src []byte) error {
+	path := filepath.FromSlash(name)
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -133,4 +141,55 @@ func usageError(env *Env, name, usage string, err error, a *materialArgs) int {
 	}
 	fmt.Fprint(env.Stderr, usage)
 	return 2
+}
+
+// labChapters checks (or with --rewrite regenerates) the mk transcripts of
+// the chosen chapters, all of them by default.
+func labChapters(env *Env, a *materialArgs, ids []string) int {
+	if a.rewrite && a.dir == "" {
+		fmt.Fprintln(env.Stderr, "minikafka lab: --rewrite writes the chapter files, so it needs --dir DIR; in a checkout: minikafka lab chapters --rewrite --dir .")
+		return 2
+	}
+	cat, ok := loadCatalog(env, "lab", a.dir)
+	if !ok {
+		return 1
+	}
+	list := cat.Chapters
+	if len(ids) > 0 {
+		list = nil
+		for _, id := range ids {
+			ch, err := cat.Chapter(id)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+				return 1
+			}
+			list = append(list, ch)
+		}
+	}
+	status := 0
+	for _, ch := range list {
+		if !a.rewrite {
+			if err := labs.CheckChapter(cat.FS, ch.FSPath, newExecutor(env)); err != nil {
+				fmt.Fprintf(env.Stdout, "✗ %s\n%v\n", ch.Name(), err)
+				status = 1
+				continue
+			}
+			fmt.Fprintf(env.Stdout, "✓ %s\n", ch.Name())
+			continue
+		}
+		src, n, err := labs.RewriteChapter(cat.FS, ch.FSPath, newExecutor(env))
+		if err != nil {
+			fmt.Fprintf(env.Stdout, "✗ %s\n%v\n", ch.Name(), err)
+			status = 1
+			continue
+		}
+		if n > 0 {
+			if err := rewriteFile(ch.Path, src); err != nil {
+				fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+				return 1
+			}
+		}
+		fmt.Fprintf(env.Stdout, "✓ %s (%d outputs rewritten)\n", ch.Name(), n)
+	}
+	return status
 }

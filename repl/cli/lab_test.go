@@ -152,3 +152,35 @@ func TestLabProblemsAreReported(t *testing.T) {
 		t.Errorf("list: %+v", r)
 	}
 }
+
+// TestLabChapters: `lab chapters` reports a drifted transcript, --rewrite
+// needs --dir and regenerates only the drifted output, after which the
+// chapter checks clean.
+func TestLabChapters(t *testing.T) {
+	useFakeSessions(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "chapters", "01-drift.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "# 1. Drift\n\nProse.\n\n```mk\nmk> set x 1\nok\nmk> incr x\nx=5\n```\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, &Env{}, "lab", "chapters", "--dir", dir); r.status != 1 || !strings.Contains(r.stdout, "✗ 01-drift\n") || !strings.Contains(r.stdout, "-x=5\n+x=2") {
+		t.Errorf("check: %+v", r)
+	}
+	if r := run(t, &Env{}, "lab", "chapters", "--rewrite"); r.status != 2 {
+		t.Errorf("rewrite without --dir: %+v", r)
+	}
+	if r := run(t, &Env{}, "lab", "chapters", "1", "--rewrite", "--dir", dir); r.status != 0 || r.stdout != "✓ 01-drift (1 outputs rewritten)\n" {
+		t.Errorf("rewrite: %+v", r)
+	}
+	got, _ := os.ReadFile(path)
+	if want := strings.Replace(src, "x=5", "x=2", 1); string(got) != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", got, want)
+	}
+	if r := run(t, &Env{}, "lab", "chapters", "--dir", dir); r.status != 0 || r.stdout != "✓ 01-drift\n" {
+		t.Errorf("after rewrite: %+v", r)
+	}
+}
