@@ -68,6 +68,12 @@ func ParseExercise(name string, src []byte) (*Exercise, error) {
 			if section != "" {
 				continue // a comment among the commands
 			}
+			// An indented line continues the goal or hint above it, even
+			// when its first word ends in ':' ("#   anything: ...").
+			if text := strings.TrimPrefix(line, "#"); last != nil && (strings.HasPrefix(text, "  ") || strings.HasPrefix(text, "\t")) {
+				*last += "\n" + strings.TrimSpace(text)
+				continue
+			}
 			if key, value, ok := parseHeaderLine(line); ok {
 				if err := e.setHeader(seen, key, value, n); err != nil {
 					return nil, err
@@ -80,10 +86,6 @@ func ParseExercise(name string, src []byte) (*Exercise, error) {
 				default:
 					last = nil
 				}
-				continue
-			}
-			if text := strings.TrimPrefix(line, "#"); last != nil && (strings.HasPrefix(text, "  ") || strings.HasPrefix(text, "\t")) {
-				*last += "\n" + strings.TrimSpace(text)
 				continue
 			}
 			last = nil

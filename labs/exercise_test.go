@@ -273,3 +273,16 @@ func TestVerifyExercise(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An indented continuation line whose first word ends in ':' continues the
+// goal or hint; it is not read as a header key.
+func TestExerciseContinuationWithColon(t *testing.T) {
+	src := "# title: T\n# chapter: 1\n# goal: keep the follower in sync.\n#   anything: it must fetch in time.\n# hint: first: look at the clock.\n#   note: then replicate.\n\nchecks:\ncheck x == 1\n"
+	e, err := ParseExercise("labs/01-a/01-t.exercise", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Goal != "keep the follower in sync.\nanything: it must fetch in time." || len(e.Hints) != 1 || e.Hints[0] != "first: look at the clock.\nnote: then replicate." {
+		t.Fatalf("goal %q hints %q", e.Goal, e.Hints)
+	}
+}
