@@ -121,7 +121,7 @@ func TestCheckLabDeterminism(t *testing.T) {
 	}
 }
 
-func TestContentHelpers(t *testing.T) {
+func TestHelpersOnFixtures(t *testing.T) {
 	fsys := os.DirFS("testdata/content")
 	f := &fakeFactory{}
 	RunAll(t, fsys, f.new)
