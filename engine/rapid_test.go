@@ -166,10 +166,16 @@ func (m *replicationModel) rejoin(t *rapid.T) {
 
 // reopen closes (or crashes) the whole cluster and opens it again: the
 // diverged marks and the HW are rebuilt from the logs (decisions 7 and 8).
-// Opening keeps each partition's leader from the metadata, so when that
-// leader's broker is down after losing unflushed records, acknowledged
-// records only its followers hold are given up (only RestartBroker elects a
-// replica that has them); the model drops those.
+// The model then drops the acknowledged records the engine no longer
+// promises to keep:
+//   - the HW is recomputed as the minimum LEO over every replica (decision
+//     8): a replica that lost unflushed records pulls it below records
+//     acknowledged before, which are then not committed any more (a lagging
+//     replica may rejoin the ISR at that HW, and a promotion cuts back to
+//     it);
+//   - opening keeps each partition's leader from the metadata, so when that
+//     leader's broker lost unflushed records, records only its followers
+//     hold are given up (only RestartBroker elects a replica that has them).
 func (m *replicationModel) reopen(t *rapid.T) {
 	downLost := map[int32]bool{}
 	brokers, _ := m.c.Brokers()
@@ -192,7 +198,7 @@ func (m *replicationModel) reopen(t *rapid.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if downLost[st.Leader] && a.offset >= st.LEO {
+		if downLost[st.Leader] && a.offset >= st.LEO || a.offset >= st.HW {
 			m.lost++
 			continue
 		}
