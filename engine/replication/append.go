@@ -105,17 +105,19 @@ func (rs *ReplicaSet) Append(b *record.Batch, acks AckMode, source string) (*Ack
 			return nil, err
 		}
 	}
-	ack := rs.newAck(acks, source)
 	if dup != nil {
-		return rs.acknowledgeDuplicate(ack, dup), nil
+		return rs.acknowledgeDuplicate(rs.newAck(acks, source), dup), nil
 	}
 	unassigned := *b
 	unassigned.LeaderEpoch = record.NoLeaderEpoch
 	leader := rs.replicas[rs.leader]
 	assigned, info, err := leader.log.Append(&unassigned)
 	if err != nil {
+		// A refused append (a batch over the log's payload bound, a storage
+		// failure) takes no ack id either.
 		return nil, err
 	}
+	ack := rs.newAck(acks, source)
 	rs.producers.Record(metaOf(assigned, info.Size))
 	res := ProduceResult{TP: rs.tp, BaseOffset: info.BaseOffset, NextOffset: info.NextOffset,
 		OffsetsKnown: acks != Acks0, LeaderEpoch: assigned.LeaderEpoch}

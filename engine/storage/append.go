@@ -8,13 +8,18 @@ import (
 // Append is the leader's append (§6.5.2): it assigns base offset = LEO and
 // leader epoch = LeaderEpoch() to a copy of b, encodes it once straight into
 // the active segment's write buffer, and returns the assigned batch. An
-// already assigned or invalid batch is INVALID_RECORD and changes nothing.
+// already assigned or invalid batch, or one whose frame payload exceeds
+// Options.MaxBatchBytes (which no read could accept), is INVALID_RECORD and
+// changes nothing.
 func (l *Log) Append(b *record.Batch) (*record.Batch, AppendInfo, error) {
 	if err := l.usable(); err != nil {
 		return nil, AppendInfo{}, err
 	}
 	a, err := b.Assign(l.LEO(), l.epoch)
 	if err != nil {
+		return nil, AppendInfo{}, err
+	}
+	if err := l.checkPayload(a.EncodedSize() - record.FrameHeaderSize); err != nil {
 		return nil, AppendInfo{}, err
 	}
 	start := len(l.wbuf)
@@ -33,9 +38,13 @@ func (l *Log) Append(b *record.Batch) (*record.Batch, AppendInfo, error) {
 // check (record.Inspect: magic, length, CRC, layout), requires its base
 // offset to equal LEO (INVALID_RECORD "expected base offset {leo}, got
 // {base}"), and writes the bytes unchanged, keeping the leader's epoch. A
-// bad frame is CORRUPT_BATCH and changes nothing.
+// frame whose payload exceeds Options.MaxBatchBytes is INVALID_RECORD and a
+// bad frame is CORRUPT_BATCH; both change nothing.
 func (l *Log) AppendRaw(frame []byte) (AppendInfo, error) {
 	if err := l.usable(); err != nil {
+		return AppendInfo{}, err
+	}
+	if err := l.checkPayload(len(frame) - record.FrameHeaderSize); err != nil {
 		return AppendInfo{}, err
 	}
 	m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
@@ -48,6 +57,15 @@ func (l *Log) AppendRaw(frame []byte) (AppendInfo, error) {
 	start := len(l.wbuf)
 	l.wbuf = append(l.wbuf, frame...)
 	return l.commitFrame(start, m.BaseOffset, m.NextOffset(), m.MaxTimestamp, m.LeaderEpoch)
+}
+
+// checkPayload refuses a frame payload that reads (follower fetches,
+// recovery at the next Open) would reject as larger than MaxBatchBytes.
+func (l *Log) checkPayload(payload int) error {
+	if payload > l.opts.MaxBatchBytes {
+		return kerr.New(kerr.InvalidRecord, "batch payload of %d bytes exceeds the maximum of %d bytes", payload, l.opts.MaxBatchBytes)
+	}
+	return nil
 }
 
 // commitFrame makes the frame at l.wbuf[start:] part of the log: it rolls
