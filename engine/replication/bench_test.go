@@ -25,7 +25,7 @@ func benchBatch(n, valueSize int) *record.Batch {
 }
 
 // newBenchSet builds a 3-replica set over fresh logs in dir.
-func newBenchSet(b *testing.B, dir string) *ReplicaSet {
+func newBenchSet(b testing.TB, dir string) *ReplicaSet {
 	b.Helper()
 	logs := map[int32]*storage.Log{}
 	for _, id := range []int32{1, 2, 3} {

@@ -6,7 +6,7 @@
 // # Follower fetch
 //
 // Followers fetch only when asked (FetchFollowers, FetchFollower). A step
-// copies the leader's stored batch bytes — read with storage ReadBatches,
+// copies the leader's stored batch bytes — read with storage ReadBatchesInto,
 // validated, appended with AppendRaw, never re-encoded — within
 // replica.fetch.max.bytes (the first batch always). Before copying, a
 // follower that is diverged (decision 7) or ahead of the leader (decision 12)

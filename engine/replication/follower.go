@@ -118,7 +118,9 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	}
 	f.FromLEO = r.LEO()
 	if r.LEO() < leader.LEO() {
-		batches, err := leader.ReadBatches(r.LEO(), rs.env.Settings.FetchMaxBytes, -1)
+		// The frames alias the shared fetch buffer: they are copied below,
+		// before anything reads into it again.
+		batches, err := leader.ReadBatchesInto(&rs.env.fetchBuf, r.LEO(), rs.env.Settings.FetchMaxBytes, -1)
 		if err != nil {
 			return f, err
 		}

@@ -28,6 +28,11 @@ type Env struct {
 	Events   *EventLog
 	IDs      *IDSource
 	Settings *Settings
+
+	// fetchBuf is the follower fetch's read buffer: a follower copies the
+	// leader's frames with AppendRaw before the next fetch reads, so one
+	// buffer serves every partition of the cluster.
+	fetchBuf storage.ReadBuffer
 }
 
 // Replica is one broker's copy of a partition.

@@ -16,7 +16,9 @@ const (
 // every chunk it reads goes into a freshly allocated buffer that is never
 // reused, so the frames it returns stay valid after the walk. A cursor with
 // reuse set reads into the log's read buffer instead: each frame is then
-// valid only until the next call to next.
+// valid only until the next call to next. A cursor with into set takes its
+// chunks from that caller-owned buffer: the frames stay valid until the
+// buffer's next read.
 type cursor struct {
 	l        *Log
 	seg      int   // index in l.segs
@@ -25,14 +27,34 @@ type cursor struct {
 	winStart int64
 	chunk    int
 	reuse    bool
+	into     *ReadBuffer
+}
+
+// ReadBuffer is a caller-owned, reusable buffer for ReadBatchesInto. The
+// zero value is ready to use. It is not safe for concurrent use.
+type ReadBuffer struct {
+	bytes   []byte
+	batches []RawBatch
+}
+
+// take returns n bytes of the buffer that no frame of the current read
+// uses. When the rest of the buffer is too small it starts a larger one:
+// the frames already returned keep the old one alive until the next read.
+func (rb *ReadBuffer) take(n int) []byte {
+	if cap(rb.bytes)-len(rb.bytes) < n {
+		rb.bytes = make([]byte, 0, max(n, 2*cap(rb.bytes)))
+	}
+	start := len(rb.bytes)
+	rb.bytes = rb.bytes[:start+n]
+	return rb.bytes[start : start+n : start+n]
 }
 
 // cursorAt starts at the index floor of offset in the segment that would
 // hold it: the first frame returned is at or before the batch holding
 // offset.
-func (l *Log) cursorAt(offset int64, chunk int) *cursor {
+func (l *Log) cursorAt(offset int64, chunk int) cursor {
 	i := l.segmentFor(offset)
-	return &cursor{l: l, seg: i, pos: l.segs[i].index.floor(offset), chunk: chunk}
+	return cursor{l: l, seg: i, pos: l.segs[i].index.floor(offset), chunk: chunk}
 }
 
 // next returns the next frame, the segment holding it and its position; a
@@ -82,12 +104,15 @@ func (c *cursor) bytes(s *segment, n int) ([]byte, error) {
 	}
 	want := min(int64(max(n, c.chunk)), s.size-c.pos)
 	var buf []byte
-	if c.reuse {
+	switch {
+	case c.reuse:
 		if int64(cap(c.l.readBuf)) < want {
 			c.l.readBuf = make([]byte, want)
 		}
 		buf = c.l.readBuf[:want]
-	} else {
+	case c.into != nil:
+		buf = c.into.take(int(want))
+	default:
 		buf = make([]byte, want)
 	}
 	if err := c.l.readAt(s, buf, c.pos); err != nil {
@@ -126,8 +151,32 @@ func (l *Log) visibleEnd(end int64) int64 {
 // OFFSET_OUT_OF_RANGE. Each frame is validated (CRC) as it is read. The cost
 // is a binary search over segments, an index floor lookup and the bytes
 // returned (plus at most index.interval.bytes before them), never
-// proportional to the log size.
+// proportional to the log size. The frames are never overwritten: they stay
+// valid for as long as the caller keeps them.
 func (l *Log) ReadBatches(offset int64, maxBytes int, end int64) ([]RawBatch, error) {
+	return l.readBatches(nil, offset, maxBytes, end)
+}
+
+// ReadBatchesInto is ReadBatches for a caller that is done with the frames
+// before it reads again, such as the follower fetch, which copies them with
+// AppendRaw at once: it reads into rb instead of fresh memory, so repeated
+// reads allocate nothing once rb has grown to their size. The returned
+// slice and its frames alias rb and are valid only until the next
+// ReadBatchesInto with rb (on any log). A nil rb reads like ReadBatches.
+func (l *Log) ReadBatchesInto(rb *ReadBuffer, offset int64, maxBytes int, end int64) ([]RawBatch, error) {
+	if rb == nil {
+		return l.ReadBatches(offset, maxBytes, end)
+	}
+	rb.bytes, rb.batches = rb.bytes[:0], rb.batches[:0]
+	out, err := l.readBatches(rb, offset, maxBytes, end)
+	if out != nil {
+		rb.batches = out[:0]
+	}
+	return out, err
+}
+
+// readBatches is ReadBatches reading into rb when it is not nil.
+func (l *Log) readBatches(rb *ReadBuffer, offset int64, maxBytes int, end int64) ([]RawBatch, error) {
 	if err := l.usable(); err != nil {
 		return nil, err
 	}
@@ -144,6 +193,9 @@ func (l *Log) ReadBatches(offset int64, maxBytes int, end int64) ([]RawBatch, er
 	chunk := min(max(maxBytes, minReadChunk)+int(l.opts.IndexIntervalBytes), maxReadChunk)
 	c := l.cursorAt(offset, chunk)
 	var out []RawBatch
+	if rb != nil {
+		c.into, out = rb, rb.batches
+	}
 	total := 0
 	for {
 		frame, s, pos, err := c.next()
