@@ -33,7 +33,8 @@ type Backend interface {
 	// Pump runs one round of the cluster's background work without moving
 	// its clock: a follower fetch on every partition (which advances high
 	// watermarks and settles acks=all waiters), then whatever is due on the
-	// clock (ISR time lag, session expiry). The server calls it on a timer.
+	// clock (ISR time lag, session expiry), even when the fetch failed on
+	// some partition. The server calls it on a timer.
 	Pump() error
 }
 

@@ -181,12 +181,13 @@ func (b *ClusterBackend) CommitOffsets(groupID, memberID string, generation int3
 }
 
 // Pump runs one follower fetch on every partition, then the work due on the
-// clock, which a System clock moves by itself.
+// clock, which a System clock moves by itself. The due work runs even when
+// some partition fails to replicate: one broken partition must not stop
+// linger flushes, ISR refreshes and session expiry. The error is the
+// replication step's (RunDue reports none).
 func (b *ClusterBackend) Pump() error {
 	defer b.drain()
-	if _, err := b.Cluster.Replicate(nil, engine.AllFollowers); err != nil {
-		return err
-	}
+	_, err := b.Cluster.Replicate(nil, engine.AllFollowers)
 	b.Cluster.RunDue()
-	return nil
+	return err
 }
