@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/pyjson"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
@@ -30,20 +31,20 @@ func encodeGroups(groups map[string]*groupState) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, id)
+		b = pyjson.AppendString(b, id)
 		b = append(b, `:{"assignment":{`...)
 		for j, m := range slices.Sorted(maps.Keys(g.members)) {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, m)
+			b = pyjson.AppendString(b, m)
 			b = append(b, ':', '[')
 			for k, tp := range g.assignment[m] {
 				if k > 0 {
 					b = append(b, ',')
 				}
 				b = append(b, '[')
-				b = appendJSONString(b, tp.Topic)
+				b = pyjson.AppendString(b, tp.Topic)
 				b = append(b, ',')
 				b = strconv.AppendInt(b, int64(tp.Partition), 10)
 				b = append(b, ']')
@@ -57,13 +58,13 @@ func encodeGroups(groups map[string]*groupState) []byte {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, m)
+			b = pyjson.AppendString(b, m)
 			b = append(b, ':', '[')
 			for k, t := range g.members[m].subscriptions {
 				if k > 0 {
 					b = append(b, ',')
 				}
-				b = appendJSONString(b, t)
+				b = pyjson.AppendString(b, t)
 			}
 			b = append(b, ']')
 		}

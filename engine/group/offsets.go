@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
@@ -192,3 +193,7 @@ func replaceFile(path string, data []byte) error {
 	}
 	return nil
 }
+
+// validID reports whether an id can be stored: non-empty is checked by the
+// caller; here only that it is valid UTF-8, so JSON can carry it unchanged.
+func validID(s string) bool { return utf8.ValidString(s) }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/minikafka-lab/minikafka/engine/pyjson"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
@@ -26,7 +27,7 @@ func encodeOffsets(groups map[string]Offsets) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, g)
+		b = pyjson.AppendString(b, g)
 		b = append(b, ':', '[')
 		offs := groups[g]
 		for j, tp := range sortedPartitions(offs) {
@@ -38,7 +39,7 @@ func encodeOffsets(groups map[string]Offsets) []byte {
 			b = append(b, `,"partition":`...)
 			b = strconv.AppendInt(b, int64(tp.Partition), 10)
 			b = append(b, `,"topic":`...)
-			b = appendJSONString(b, tp.Topic)
+			b = pyjson.AppendString(b, tp.Topic)
 			b = append(b, '}')
 		}
 		b = append(b, ']')

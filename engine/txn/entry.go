@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine/group"
+	"github.com/minikafka-lab/minikafka/engine/pyjson"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
@@ -50,7 +51,7 @@ func (e Entry) clone() Entry {
 // partitions sorted [topic, partition]; first_offsets sorted [topic,
 // partition, offset]; staged_offsets maps groups (sorted) to sorted [topic,
 // partition, offset]; state in lowercase. Strings are escaped as Python's
-// json.dumps does (see appendJSONString): the output is ASCII.
+// json.dumps does (see pyjson.AppendString): the output is ASCII.
 func (e Entry) AppendPayload(b []byte) []byte {
 	b = append(b, `{"first_offsets":[`...)
 	for i, tp := range sortedKeys(e.FirstOffsets) {
@@ -60,7 +61,7 @@ func (e Entry) AppendPayload(b []byte) []byte {
 		b = appendTriple(b, tp, e.FirstOffsets[tp])
 	}
 	b = append(b, `],"id":`...)
-	b = appendJSONString(b, e.ID)
+	b = pyjson.AppendString(b, e.ID)
 	b = append(b, `,"partitions":[`...)
 	parts := slices.Clone(e.Partitions)
 	topic.Sort(parts)
@@ -69,7 +70,7 @@ func (e Entry) AppendPayload(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, '[')
-		b = appendJSONString(b, tp.Topic)
+		b = pyjson.AppendString(b, tp.Topic)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(tp.Partition), 10)
 		b = append(b, ']')
@@ -79,7 +80,7 @@ func (e Entry) AppendPayload(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, g)
+		b = pyjson.AppendString(b, g)
 		b = append(b, ':', '[')
 		offs := e.StagedOffsets[g]
 		for j, tp := range sortedKeys(offs) {
@@ -91,7 +92,7 @@ func (e Entry) AppendPayload(b []byte) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, `},"state":`...)
-	b = appendJSONString(b, e.State.String())
+	b = pyjson.AppendString(b, e.State.String())
 	return append(b, '}')
 }
 
@@ -109,7 +110,7 @@ func (e Entry) AppendLine(b []byte) []byte {
 
 func appendTriple(b []byte, tp topic.Partition, off int64) []byte {
 	b = append(b, '[')
-	b = appendJSONString(b, tp.Topic)
+	b = pyjson.AppendString(b, tp.Topic)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(tp.Partition), 10)
 	b = append(b, ',')

@@ -3,6 +3,7 @@ package txn
 import (
 	"maps"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -17,6 +18,10 @@ type OffsetCommitter interface {
 
 // maxIDBytes is the longest transactional id a batch can carry (u16 length).
 const maxIDBytes = 1<<16 - 1
+
+// validID reports whether an id can be stored: non-empty is checked by the
+// caller; here only that it is valid UTF-8, so JSON can carry it unchanged.
+func validID(s string) bool { return utf8.ValidString(s) }
 
 // Manager is the transaction coordinator (§12.3): one Entry per
 // transaction id, every change journaled (and fsynced) before memory changes,

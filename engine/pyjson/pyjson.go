@@ -1,19 +1,20 @@
-package txn
+// Package pyjson writes compact JSON text the way Python's json.dumps writes
+// it by default (ensure_ascii): non-ASCII as \uXXXX, '<', '>' and '&'
+// literal. The files the reference writes with json.dumps (offsets.json,
+// groups.json, transactions.journal) are then byte-for-byte the same.
+package pyjson
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "strconv"
 
-// appendJSONString appends s as a JSON string literal the way Python's
+// AppendString appends s as a JSON string literal the way Python's
 // json.dumps does by default (ensure_ascii): the quote and the backslash are
-// escaped, \b \f \n \r \t use their short forms, every other byte outside
+// escaped, \b \f \n \r \t use their short forms, every other rune outside
 // printable ASCII (0x20–0x7e) becomes \uXXXX in lowercase hex, and runes
 // beyond the Basic Multilingual Plane become a surrogate pair. '<', '>' and
-// '&' are written as themselves. The output is pure ASCII and depends only on
-// s, so journal lines are byte-for-byte reproducible. Callers reject strings
-// that are not valid UTF-8 before they reach the encoder.
-func appendJSONString(dst []byte, s string) []byte {
+// '&' are written as themselves. The output is pure ASCII and depends only
+// on s. Callers reject strings that are not valid UTF-8 before they reach
+// the encoder (an invalid byte would be written as \ufffd).
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for _, r := range s {
 		switch {
@@ -52,7 +53,3 @@ func appendUnicodeEscape(dst []byte, r rune) []byte {
 	}
 	return append(dst, h...)
 }
-
-// validID reports whether an id can be stored: non-empty is checked by the
-// caller; here only that it is valid UTF-8, so JSON can carry it unchanged.
-func validID(s string) bool { return utf8.ValidString(s) }
