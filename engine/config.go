@@ -11,8 +11,9 @@ import (
 // Config is a cluster's configuration (§3.1), with Kafka's names for the
 // knobs (see ConfigKeys). Start from DefaultConfig.
 type Config struct {
-	// DataDir is the root directory: metadata.json, producer-identities.json
-	// and one broker-<id>/<topic>-<p>/ directory per replica.
+	// DataDir is the root directory: metadata.json, producer-identities.json,
+	// offsets.json, groups.json, transactions.journal and one
+	// broker-<id>/<topic>-<p>/ directory per replica (see the package doc).
 	DataDir string
 	// BrokerIDs are the simulated brokers, in placement order (§5.2).
 	BrokerIDs []int32
