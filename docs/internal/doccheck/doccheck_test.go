@@ -1,7 +1,8 @@
 // Package doccheck checks docs/behavior-matrix.md against the repository:
-// every test the matrix names exists where it says, and every scenario of
-// the spec's §17 catalogue and every project decision has a row with a
-// test, an explicit "not applicable: reason", or a known gap.
+// every test the matrix names exists where it says, every scenario of the
+// spec's §17 catalogue and every project decision has a row with a test,
+// an explicit "not applicable: reason", or a known gap, and every lab and
+// exercise its Labs column names exists under labs/.
 package doccheck
 
 import (
@@ -55,8 +56,9 @@ type row struct {
 	line  int
 	key   string // "RP12", "decision 6", or the first cell of another table
 	tests []testRef
-	na    bool // "not applicable: reason"
-	gap   bool // "not covered: reason"
+	na    bool   // "not applicable: reason"
+	gap   bool   // "not covered: reason"
+	labs  string // the Labs cell, read by parseLabs
 }
 
 type testRef struct {
@@ -98,7 +100,7 @@ func parseMatrix(t *testing.T, text string) []row {
 			t.Errorf("behavior-matrix.md:%d: a row needs 4 cells (id, what, tests, labs), got %d", n, len(cells))
 			continue
 		}
-		r := row{line: n, key: strings.Trim(cells[0], "`* ")}
+		r := row{line: n, key: strings.Trim(cells[0], "`* "), labs: cells[3]}
 		if kind == "decision" {
 			r.key = "decision " + r.key
 		}
