@@ -111,15 +111,20 @@ type ReplicaRestart struct {
 }
 
 // RestartBroker brings a crashed broker back. Each of its logs is reopened
-// with real recovery (storage.Open: a torn tail is repaired and reported);
-// a log that cannot be reopened (a damaged closed segment) keeps its replica
-// down and its error is returned, and restarting the broker again retries it.
-// A follower above the HW truncates to it, a follower below the HW leaves the
-// ISR, and each catches up at the next Replicate. A partition it led comes
-// back online in a new leader epoch (saved in metadata.json): led by it
-// again, or — when it lost records the HW covered — by the first running
-// in-sync replica that has them; only when none has them does the HW drop,
-// and a DataLost event says so.
+// with real recovery (storage.Open: a torn tail is repaired and reported).
+// The restart is all or nothing: when a log cannot be reopened (a damaged
+// closed segment), the logs already reopened are closed again without a
+// clean-shutdown marker, the broker stays crashed in every view, nothing is
+// announced, and the errors of every log that failed are returned; once the
+// damage is repaired, restarting again works. (A torn tail that recovery
+// cut in a log that did reopen stays cut: those bytes were invalid anyway.)
+//
+// On success a follower above the HW truncates to it, a follower below the
+// HW leaves the ISR, and each catches up at the next Replicate. A partition
+// it led comes back online in a new leader epoch (saved in metadata.json):
+// led by it again, or — when it lost records the HW covered — by the first
+// running in-sync replica that has them; only when none has them does the
+// HW drop, and a DataLost event says so.
 func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	rep := RestartReport{Broker: id}
 	if err := c.guard(); err != nil {
@@ -129,19 +134,19 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	if b.up && !c.hasDownReplica(id) {
+	if b.up {
 		return rep, kerr.State("broker %d is running", id)
 	}
-	// A broker that is up with a replica down (its log failed to reopen at
-	// the last restart) retries that replica.
-	b.up = true
-	// Announced before what each replica does on its way back.
-	pos := c.events.Emit(BrokerRestarted{Broker: id})
+	type reopened struct {
+		tp       TopicPartition
+		log      *storage.Log
+		recovery storage.RecoveryReport
+	}
+	var logs []reopened
 	var errs []error
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
-		r := rs.Replica(id)
-		if r == nil || r.Up() {
+		if r := rs.Replica(id); r == nil || r.Up() {
 			continue
 		}
 		l, recovery, err := storage.Open(c.replicaDir(tp, id), c.storageOptions(), rs.LeaderEpoch())
@@ -149,11 +154,28 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if recovery.Truncation != nil {
-			c.events.Emit(RecoveryTruncated{TP: tp, Broker: id, Truncation: *recovery.Truncation})
+		logs = append(logs, reopened{tp, l, recovery})
+	}
+	if len(errs) > 0 {
+		for _, r := range logs {
+			// Closed as the crash left it: no marker, so the next restart
+			// recovers it again.
+			if err := r.log.Crash(true); err != nil {
+				errs = append(errs, err)
+			}
 		}
-		out, err := rs.RestartReplica(id, l)
-		rep.Replicas = append(rep.Replicas, ReplicaRestart{TP: tp, Recovery: recovery, RestartOutcome: out})
+		return rep, errors.Join(errs...)
+	}
+	b.up = true
+	// Announced before what each replica does on its way back.
+	pos := c.events.Emit(BrokerRestarted{Broker: id})
+	for _, r := range logs {
+		tp, rs := r.tp, c.sets[r.tp]
+		if r.recovery.Truncation != nil {
+			c.events.Emit(RecoveryTruncated{TP: tp, Broker: id, Truncation: *r.recovery.Truncation})
+		}
+		out, err := rs.RestartReplica(id, r.log)
+		rep.Replicas = append(rep.Replicas, ReplicaRestart{TP: tp, Recovery: r.recovery, RestartOutcome: out})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -167,17 +189,6 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	}
 	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
 	return rep, errors.Join(errs...)
-}
-
-// hasDownReplica reports whether one of the broker's replicas is not
-// running.
-func (c *Cluster) hasDownReplica(id int32) bool {
-	for _, tp := range c.sortedTPs() {
-		if r := c.sets[tp].Replica(id); r != nil && !r.Up() {
-			return true
-		}
-	}
-	return false
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
