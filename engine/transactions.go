@@ -198,6 +198,9 @@ func (c *Cluster) TransactionSend(id, topicName string, partition int32, r recor
 	if err := c.checkCoordination(); err != nil {
 		return nil, err
 	}
+	if err := txn.CheckID(id); err != nil {
+		return nil, err
+	}
 	e, ok := c.coord.txns.m.Get(id)
 	if !ok {
 		return nil, kerr.State("transaction %s has not begun", id)
@@ -500,6 +503,9 @@ func (c *Cluster) ListTransactions() ([]TransactionDescription, error) {
 // DescribeTransaction describes transaction id (a state error when unknown).
 func (c *Cluster) DescribeTransaction(id string) (TransactionDescription, error) {
 	if err := c.checkCoordination(); err != nil {
+		return TransactionDescription{}, err
+	}
+	if err := txn.CheckID(id); err != nil {
 		return TransactionDescription{}, err
 	}
 	d, ok := c.coord.txns.m.Describe(id)

@@ -19,6 +19,16 @@ type OffsetCommitter interface {
 // maxIDBytes is the longest transactional id a batch can carry (u16 length).
 const maxIDBytes = 1<<16 - 1
 
+// CheckID checks a transactional id: a non-empty UTF-8 string of at most
+// 65535 bytes (a batch carries its length in 16 bits). Anything else is an
+// argument error. Every operation that names a transaction checks it first.
+func CheckID(id string) error {
+	if id == "" || !validID(id) || len(id) > maxIDBytes {
+		return kerr.Argument("transaction id must be a non-empty UTF-8 string of at most %d bytes", maxIDBytes)
+	}
+	return nil
+}
+
 // validID reports whether an id can be stored: non-empty is checked by the
 // caller; here only that it is valid UTF-8, so JSON can carry it unchanged.
 func validID(s string) bool { return utf8.ValidString(s) }
@@ -61,8 +71,8 @@ func (m *Manager) JournalPath() string { return m.journal.Path() }
 // argument error; an unstable transaction with this id is the state error
 // "transaction {id} is active".
 func (m *Manager) Begin(id string) error {
-	if id == "" || !validID(id) || len(id) > maxIDBytes {
-		return kerr.Argument("transaction id must be a non-empty UTF-8 string of at most %d bytes", maxIDBytes)
+	if err := CheckID(id); err != nil {
+		return err
 	}
 	if e := m.txns[id]; e != nil && e.State.Unstable() {
 		return kerr.State("transaction %s is active", id)
@@ -253,6 +263,9 @@ func (m *Manager) LastStableOffset(tp topic.Partition, hw int64, idx *Index) int
 }
 
 func (m *Manager) get(id string) (*Entry, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
 	e := m.txns[id]
 	if e == nil {
 		return nil, kerr.State("transaction %s has not begun", id)

@@ -448,6 +448,33 @@ func TestArgumentErrors(t *testing.T) {
 	}
 }
 
+// An operation that names no transaction (an empty id) is an argument
+// error, never "transaction  has not begun"; it journals nothing.
+func TestEmptyTransactionIDIsAnArgumentError(t *testing.T) {
+	h := newHarness(t)
+	h.begin(t, "tx")
+	before := states(t, h)
+	_, commitErr := h.m.PrepareCommit("")
+	_, abortErr := h.m.PrepareAbort("")
+	for name, err := range map[string]error{
+		"begin":           h.m.Begin(""),
+		"record send":     h.m.RecordSend("", tp("out-0"), 0),
+		"send offsets":    h.m.SendOffsets("", "g", group.Offsets{tp("in-0"): 1}),
+		"prepare commit":  commitErr,
+		"prepare abort":   abortErr,
+		"complete commit": h.m.CompleteCommit(""),
+		"complete abort":  h.m.CompleteAbort(""),
+	} {
+		wantCode(t, err, kerr.InvalidArgument)
+		if msg := kerr.MessageOf(err); msg != "transaction id must be a non-empty UTF-8 string of at most 65535 bytes" {
+			t.Fatalf("%s: message %q", name, msg)
+		}
+	}
+	if after := states(t, h); len(after) != len(before) {
+		t.Fatalf("journal %v, was %v", after, before)
+	}
+}
+
 // A journal that cannot be written changes nothing in memory.
 func TestJournalFailureChangesNothing(t *testing.T) {
 	h := newHarness(t)
