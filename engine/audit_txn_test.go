@@ -112,8 +112,8 @@ func TestCommitRetryAfterMarkerLeaderCrashDecision16(t *testing.T) {
 			failed = append(failed, e.String())
 		}
 	}
-	wantStrings(t, "failure events", failed, []string{"transaction x commit did not complete (LEADER_NOT_AVAILABLE: commit marker for t-1: " +
-		"leader 2 of t-1 is down; restart it (broker restart 2)); it stays prepare_commit, retry the commit"})
+	wantStrings(t, "failure events", failed, []string{"transaction x: commit did not complete (LEADER_NOT_AVAILABLE: commit marker for t-1: " +
+		"leader 2 of t-1 is down; restart it (broker restart 2)); it stays prepare_commit, and `txn commit x` retries it"})
 	if st := f.txnState("x"); st != txn.PrepareCommit {
 		t.Fatalf("state %v", st)
 	}

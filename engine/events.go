@@ -53,7 +53,7 @@ func (e BrokerCrashed) String() string {
 	if e.KeepUnflushed {
 		s += " (unflushed bytes kept)"
 	} else {
-		s += fmt.Sprintf(", dropping %d unflushed bytes", e.DroppedBytes)
+		s += ", dropping " + plural(int(e.DroppedBytes), "unflushed byte", "unflushed bytes")
 	}
 	if len(e.Offline) > 0 {
 		names := make([]string, len(e.Offline))
@@ -76,7 +76,7 @@ func (BrokerRestarted) Kind() string { return "broker_restarted" }
 
 // String describes the event on one line.
 func (e BrokerRestarted) String() string {
-	return fmt.Sprintf("broker %d restarted: %d replica logs recovered", e.Broker, e.Replicas)
+	return fmt.Sprintf("broker %d restarted: %s recovered", e.Broker, plural(e.Replicas, "replica log", "replica logs"))
 }
 
 // RecoveryTruncated: recovery cut a torn or corrupt tail off a replica's
@@ -93,6 +93,6 @@ func (RecoveryTruncated) Kind() string { return "recovery_truncated" }
 // String describes the event on one line.
 func (e RecoveryTruncated) String() string {
 	t := e.Truncation
-	return fmt.Sprintf("%s broker %d recovery truncated %s at byte %d: dropped %d bytes, kept %d batches (%s)",
-		e.TP, e.Broker, t.Segment, t.Position, t.BytesDropped, t.BatchesKept, t.Reason)
+	return fmt.Sprintf("%s broker %d recovery truncated %s at byte %d: dropped %s, kept %s (%s)",
+		e.TP, e.Broker, t.Segment, t.Position, plural(int(t.BytesDropped), "byte", "bytes"), plural(t.BatchesKept, "batch", "batches"), t.Reason)
 }

@@ -154,8 +154,9 @@ func (LogCompacted) Kind() string { return "log_compacted" }
 
 // String describes the event on one line.
 func (e LogCompacted) String() string {
-	return fmt.Sprintf("%s broker %d compacted %d closed segments: %d records -> %d (%d tombstones dropped)",
-		e.TP, e.Broker, len(e.Result.SourceSegments), e.Result.RecordsBefore, e.Result.RecordsAfter, e.Result.TombstonesDropped)
+	return fmt.Sprintf("%s broker %d compacted %s: %s -> %d (%s dropped)",
+		e.TP, e.Broker, plural(len(e.Result.SourceSegments), "closed segment", "closed segments"),
+		plural(e.Result.RecordsBefore, "record", "records"), e.Result.RecordsAfter, plural(e.Result.TombstonesDropped, "tombstone", "tombstones"))
 }
 
 // SegmentCorrupted: a segment file was damaged on disk on purpose.
@@ -171,6 +172,6 @@ func (SegmentCorrupted) Kind() string { return "segment_corrupted" }
 // String describes the event on one line.
 func (e SegmentCorrupted) String() string {
 	r := e.Report
-	return fmt.Sprintf("%s broker %d %s: %s %d bytes at byte %d (size %d -> %d); recovery sees it at the next open",
-		e.TP, e.Broker, r.File, r.Mode, r.Bytes, r.Position, r.SizeBefore, r.SizeAfter)
+	return fmt.Sprintf("%s broker %d %s: %s %s at byte %d (size %d -> %d); recovery sees it at the next open",
+		e.TP, e.Broker, r.File, r.Mode, plural(r.Bytes, "byte", "bytes"), r.Position, r.SizeBefore, r.SizeAfter)
 }

@@ -105,7 +105,7 @@ func TestOffsetLagRP6(t *testing.T) {
 	f.c.RefreshISR(p0)
 	wantInts(t, "ISR", f.isr(p0), []int32{1})
 	evs := f.c.TakeEvents()
-	if evs[0].String() != "t-0 ISR shrank: broker 2 removed (1 offsets behind > replica.lag.max.offsets=0); ISR [1]" {
+	if evs[0].String() != "t-0 ISR shrank: broker 2 removed (1 offset behind > replica.lag.max.offsets=0); ISR [1]" {
 		t.Fatalf("event %q", evs[0])
 	}
 	f.replicate(nil)

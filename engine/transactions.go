@@ -545,7 +545,14 @@ func (TransactionCompleted) Kind() string { return "transaction_completed" }
 
 // String describes the event on one line.
 func (e TransactionCompleted) String() string {
-	return fmt.Sprintf("transaction %s is %s (markers acknowledged on %s)", e.ID, e.State, tpList(e.Markers))
+	if len(e.Markers) == 0 {
+		return fmt.Sprintf("transaction %s is %s (no partition needed a marker)", e.ID, e.State)
+	}
+	markers := "markers"
+	if len(e.Markers) == 1 {
+		markers = "marker"
+	}
+	return fmt.Sprintf("transaction %s is %s (%s acknowledged on %s)", e.ID, e.State, markers, tpList(e.Markers))
 }
 
 // TransactionFailed: a commit or abort could not complete now; the
@@ -567,7 +574,7 @@ func (e TransactionFailed) String() string {
 	if e.Code != "" {
 		msg = string(e.Code) + ": " + msg
 	}
-	return fmt.Sprintf("transaction %s %s did not complete (%s); it stays %s, retry the %s", e.ID, e.Outcome, msg, e.State, e.Outcome)
+	return fmt.Sprintf("transaction %s: %s did not complete (%s); it stays %s, and `txn %s %s` retries it", e.ID, e.Outcome, msg, e.State, e.Outcome, e.ID)
 }
 
 // TransactionRecovered: opening the cluster found an unfinished transaction
@@ -586,14 +593,25 @@ func (TransactionRecovered) Kind() string { return "transaction_recovered" }
 // String describes the event on one line.
 func (e TransactionRecovered) String() string {
 	if e.Orphan {
-		return fmt.Sprintf("recovery: %s batches of transaction %s with no open transaction: writing a %s marker", tpList(e.Markers), e.ID, e.OrphanOutcome)
+		marker := "a commit marker"
+		if e.OrphanOutcome == record.Abort {
+			marker = "an abort marker"
+		}
+		return fmt.Sprintf("recovery: %s batches of transaction %s with no open transaction: writing %s", tpList(e.Markers), e.ID, marker)
 	}
 	s := fmt.Sprintf("recovery: transaction %s was %s, now %s", e.ID, e.Found, e.State)
+	if e.Found == e.State {
+		s = fmt.Sprintf("recovery: transaction %s is still %s", e.ID, e.State)
+	}
 	if e.Found == txn.Ongoing {
 		s += " (nobody can finish it after a restart, so it is aborted)"
 	}
 	if len(e.Markers) > 0 {
-		s += "; writing markers on " + tpList(e.Markers)
+		if len(e.Markers) == 1 {
+			s += "; writing its marker on " + tpList(e.Markers) + ", it completes when that is acknowledged"
+		} else {
+			s += "; writing its markers on " + tpList(e.Markers) + ", it completes when they are acknowledged"
+		}
 	}
 	return s
 }

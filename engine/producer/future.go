@@ -85,7 +85,11 @@ func (e FuturesSettled) String() string {
 	for i, id := range e.IDs {
 		ids[i] = fmt.Sprintf("#%d", id)
 	}
-	s := fmt.Sprintf("producer %s futures %s %s", e.Producer, strings.Join(ids, ","), e.State)
+	futures, offsets := "futures", "offsets"
+	if len(ids) == 1 {
+		futures, offsets = "future", "offset"
+	}
+	s := fmt.Sprintf("producer %s %s %s %s", e.Producer, futures, strings.Join(ids, ","), e.State)
 	switch {
 	case e.State == replication.Done && len(e.Offsets) > 0:
 		at := make([]string, len(e.Offsets))
@@ -94,7 +98,7 @@ func (e FuturesSettled) String() string {
 		}
 		s += ": " + strings.Join(at, " ")
 	case e.State == replication.Done:
-		s += fmt.Sprintf(": %s, offsets unknown (acks=0)", e.TP)
+		s += fmt.Sprintf(": %s, %s unknown (acks=0)", e.TP, offsets)
 	case e.State == replication.Failed:
 		s += fmt.Sprintf(": %s: %s", e.Code, e.Message)
 	}

@@ -116,8 +116,8 @@ func (FollowerFetched) Kind() string { return "follower_fetched" }
 
 // String describes the event on one line.
 func (e FollowerFetched) String() string {
-	return fmt.Sprintf("%s follower %d copied offsets %d..%d (%s, %d bytes), LEO %d -> %d",
-		e.TP, e.Broker, e.From, e.To-1, plural(e.Batches, "batch", "batches"), e.Bytes, e.From, e.To)
+	return fmt.Sprintf("%s follower %d copied offsets %d..%d (%s, %s), LEO %d -> %d",
+		e.TP, e.Broker, e.From, e.To-1, plural(e.Batches, "batch", "batches"), plural(int(e.Bytes), "byte", "bytes"), e.From, e.To)
 }
 
 // ReplicaTruncated: a replica's log lost its suffix [To, From).

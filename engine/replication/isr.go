@@ -78,7 +78,7 @@ func (v isrVerdict) reason(leaderLEO, hw, nowMs int64, f FollowerView, lag LagCo
 	case aheadOfLeader:
 		return fmt.Sprintf("ahead of the leader: LEO %d > leader LEO %d", f.LEO, leaderLEO)
 	case offsetLag:
-		return fmt.Sprintf("%d offsets behind > replica.lag.max.offsets=%d", leaderLEO-f.LEO, lag.MaxOffsets)
+		return fmt.Sprintf("%s behind > replica.lag.max.offsets=%d", plural(int(leaderLEO-f.LEO), "offset", "offsets"), lag.MaxOffsets)
 	case timeLag:
 		return fmt.Sprintf("no fetch for %d ms > replica.lag.time.max.ms=%d", nowMs-f.LastFetchMs, lag.MaxTimeMs)
 	case missingCommitted:

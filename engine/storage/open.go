@@ -39,7 +39,7 @@ type Truncation struct {
 // at byte 81: dropped 16 bytes, kept 1 batch (batch CRC mismatch)".
 func (r RecoveryReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d segments, %d scanned, %d %s rebuilt", r.Segments, r.Scanned, r.IndexesRebuilt, plural(r.IndexesRebuilt, "index", "indexes"))
+	fmt.Fprintf(&b, "%d %s, %d scanned, %d %s rebuilt", r.Segments, plural(r.Segments, "segment", "segments"), r.Scanned, r.IndexesRebuilt, plural(r.IndexesRebuilt, "index", "indexes"))
 	if r.CleanShutdown {
 		b.WriteString(", clean shutdown")
 	} else if r.MarkerIgnored != "" {
@@ -264,7 +264,7 @@ func reconcileIndex(s *segment) (bool, error) {
 // or "" when it was adopted.
 func (l *Log) adoptMarker(mk marker, bases []int64, rep *RecoveryReport) string {
 	if len(mk.segs) != len(bases) {
-		return fmt.Sprintf("it lists %d segments, the directory has %d", len(mk.segs), len(bases))
+		return fmt.Sprintf("it lists %d %s, the directory has %d", len(mk.segs), plural(len(mk.segs), "segment", "segments"), len(bases))
 	}
 	for i, ms := range mk.segs {
 		if ms.base != bases[i] {
