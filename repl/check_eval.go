@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
@@ -273,10 +274,23 @@ func (s *Session) producerQuantity(sp *checkSpec) (quantity, error) {
 
 // groupQuantity reads a group's state, generation, members, or the owner,
 // committed offset or lag of a partition.
+//
+// A group that does not exist (no member ever joined, no offset committed)
+// has no members, owners, committed offsets or lag, so those read as none
+// (members as []); its state and generation fail as group describe does,
+// since Kafka reports such a group as not existing at all.
 func (s *Session) groupQuantity(sp *checkSpec) (quantity, error) {
 	d, err := s.cluster.DescribeGroup(sp.name)
+	if errors.Is(err, kerr.UnknownMember) {
+		switch sp.q.name {
+		case "members":
+			return sortedListQ(nil), nil
+		case "owner", "committed", "lag":
+			return noneQ(), nil
+		}
+	}
 	if err != nil {
-		return quantity{}, err
+		return quantity{}, groupError(sp.name, err)
 	}
 	switch sp.q.name {
 	case "state":

@@ -104,12 +104,12 @@ var quantityDefs = []quantityDef{
 	{family: "producer", name: "buffered", typ: tInt, doc: "records waiting in the accumulator"},
 	{family: "producer", name: "epoch", typ: tIntOrNone, doc: "the producer epoch; none for a producer that is not idempotent"},
 
-	{family: "group", name: "state", typ: tWord, choices: groupStates, doc: "the group's state: " + strings.Join(groupStates, ", ")},
-	{family: "group", name: "generation", typ: tInt, doc: "the generation"},
-	{family: "group", name: "members", typ: tNameList, doc: "the member ids: [member-1 member-2]; members == 2 counts them"},
+	{family: "group", name: "state", typ: tWord, choices: groupStates, doc: "the group's state: " + strings.Join(groupStates, ", ") + " (a group that does not exist yet fails, as group describe does)"},
+	{family: "group", name: "generation", typ: tInt, doc: "the generation (a group that does not exist yet fails)"},
+	{family: "group", name: "members", typ: tNameList, doc: "the member ids: [member-1 member-2]; members == 2 counts them; [] for a group that does not exist yet"},
 	{family: "group", name: "owner", typ: tName, arg: true, form: "owner TP", doc: "the member that owns TP now, or none"},
-	{family: "group", name: "committed", typ: tIntOrNone, arg: true, form: "committed TP", doc: "the committed offset of TP, or none"},
-	{family: "group", name: "lag", typ: tIntOrNone, arg: true, form: "lag TP", doc: "HW minus the committed offset, or none"},
+	{family: "group", name: "committed", typ: tIntOrNone, arg: true, form: "committed TP", doc: "the committed offset of TP, or none (also for a group that does not exist yet)"},
+	{family: "group", name: "lag", typ: tIntOrNone, arg: true, form: "lag TP", doc: "HW minus the committed offset, or none (also for a group that does not exist yet)"},
 
 	{family: "consumer", name: "position", typ: tIntOrNone, arg: true, form: "position TP", doc: "the next offset it reads from TP, or none before its first poll"},
 	{family: "consumer", name: "committed", typ: tIntOrNone, arg: true, form: "committed TP", doc: "its group's committed offset of TP, or none"},

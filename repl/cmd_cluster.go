@@ -8,6 +8,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 var clusterCommand = &Command{
@@ -129,6 +130,48 @@ type clusterOpened struct {
 	Brokers  []int32           `json:"brokers"`
 	Dir      *string           `json:"data_dir"` // null for a temporary directory
 	Replicas []replicaRecovery `json:"recovered"`
+	// Journal is the transaction journal's recovery (decision 17); absent
+	// when there is no journal yet.
+	Journal *journalRecovery `json:"transaction_journal,omitempty"`
+	// Groups is the number of consumer groups loaded.
+	Groups int `json:"groups_loaded,omitempty"`
+	// Waiting lists recovery markers that could not be written yet and no
+	// transaction retries (a transaction's own failure is its
+	// transaction_failed event).
+	Waiting []string `json:"markers_waiting,omitempty"`
+}
+
+// journalRecovery is what opening transactions.journal found and repaired.
+type journalRecovery struct {
+	Lines        int          `json:"lines"`
+	Transactions int          `json:"transactions"`
+	Bytes        int64        `json:"bytes"`
+	NewlineAdded bool         `json:"newline_added"`
+	Dropped      *journalDrop `json:"dropped"`
+}
+
+type journalDrop struct {
+	Position int64  `json:"position"`
+	Bytes    int64  `json:"bytes"`
+	Lines    int    `json:"lines"`
+	Reason   string `json:"reason"`
+}
+
+// line says what journal recovery did, in the style of a segment's line:
+// "transactions.journal: 4 lines replayed (2 transactions), 620 bytes;
+// dropped 12 bytes (1 line) at byte 620: crc mismatch (...)".
+func (j journalRecovery) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s replayed (%s), %s", txn.JournalFileName, plural(j.Lines, "line", "lines"),
+		plural(j.Transactions, "transaction", "transactions"), plural(int(j.Bytes), "byte", "bytes"))
+	if j.NewlineAdded {
+		b.WriteString("; the last line had no newline, which recovery added")
+	}
+	if d := j.Dropped; d != nil {
+		fmt.Fprintf(&b, "; dropped %s (%s) at byte %d: %s", plural(int(d.Bytes), "byte", "bytes"),
+			plural(d.Lines, "line", "lines"), d.Position, d.Reason)
+	}
+	return b.String()
 }
 
 type replicaRecovery struct {
@@ -166,6 +209,20 @@ func newClusterOpened(s *Session, action string, report engine.OpenReport) clust
 		}
 		r.Replicas = append(r.Replicas, x)
 	}
+	co := report.Coordination
+	if j := co.Journal; j.Exists {
+		r.Journal = &journalRecovery{Lines: j.Lines, Transactions: j.Transactions, Bytes: j.Bytes, NewlineAdded: j.NewlineAdded}
+		if d := j.Dropped; d != nil {
+			r.Journal.Dropped = &journalDrop{Position: d.Position, Bytes: d.Bytes, Lines: d.Lines, Reason: d.Reason}
+		}
+	}
+	r.Groups = co.Groups
+	for _, p := range co.MarkerErrors {
+		// A transaction's failed markers are its transaction_failed event.
+		if !strings.HasPrefix(p, "transaction ") {
+			r.Waiting = append(r.Waiting, p)
+		}
+	}
 	return r
 }
 
@@ -189,6 +246,7 @@ func (r clusterOpened) writeText(w io.Writer, _ *style) error {
 		if r.Action == "restart" {
 			fmt.Fprintln(w, "cluster restarted: no replica logs to recover")
 		}
+		r.writeCoordination(w)
 		return nil // a fresh cluster: "ok"
 	}
 	clean, truncated := 0, 0
@@ -209,7 +267,24 @@ func (r clusterOpened) writeText(w io.Writer, _ *style) error {
 	for _, x := range r.Replicas {
 		fmt.Fprintf(w, "  %s\n", x.line)
 	}
+	r.writeCoordination(w)
 	return nil
+}
+
+// writeCoordination prints what opening did besides the logs: the
+// transaction journal's recovery, the consumer groups loaded, and
+// recovery markers still waiting. What recovery did with each unfinished
+// transaction follows as events.
+func (r clusterOpened) writeCoordination(w io.Writer) {
+	if r.Journal != nil {
+		fmt.Fprintf(w, "  %s\n", r.Journal.line())
+	}
+	if r.Groups > 0 {
+		fmt.Fprintf(w, "  %s loaded (groups.json, offsets.json)\n", plural(r.Groups, "consumer group", "consumer groups"))
+	}
+	for _, p := range r.Waiting {
+		fmt.Fprintf(w, "  recovery: %s\n", p)
+	}
 }
 
 func runClusterOpen(s *Session, w io.Writer, a *Args) error {

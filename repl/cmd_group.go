@@ -1,9 +1,12 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
 var groupCommand = &Command{
@@ -30,7 +33,11 @@ CONSUMER-ID is the member that owns the partition now. Every member runs
 in this process, so HOST is /127.0.0.1; CLIENT-ID is the consumer's REPL
 name. The members flag prints Kafka's --members view, state its --state
 view (MiniKafka has no coordinator broker, so that column is left out and
-the generation is added).`,
+the generation is added).
+
+A group exists once a consumer joins it or offsets are committed for it.
+For any other name the command fails as kafka-consumer-groups does
+("Consumer group 'G' does not exist."), with the code UNKNOWN_MEMBER.`,
 			Positional: []Param{{Name: "G", Values: liveGroups}},
 			Flags:      []Param{{Name: "members"}, {Name: "state"}},
 			Run:        runGroupDescribe,
@@ -73,6 +80,19 @@ func runGroupList(s *Session, w io.Writer, a *Args) error {
 		res.Groups = append(res.Groups, groupRow{Group: g.GroupID, State: g.State.String(), kafkaState: g.State.KafkaName(), Generation: g.Generation, Members: g.Members})
 	}
 	return s.emit(w, res)
+}
+
+// groupError says an unknown group the way kafka-consumer-groups does
+// ("Consumer group 'G' does not exist."), keeping the engine's code
+// (UNKNOWN_MEMBER, decision 21); other errors pass unchanged.
+func groupError(group string, err error) error {
+	if !errors.Is(err, kerr.UnknownMember) {
+		return err
+	}
+	return &hintedError{
+		err:  kerr.New(kerr.UnknownMember, "consumer group '%s' does not exist", group),
+		hint: "a group exists once a consumer joins it (`consumer subscribe`) or offsets are committed for it; `group list` shows the groups",
+	}
 }
 
 // groupView is the result of group describe, in the JSON shape of repl.md.
@@ -224,7 +244,7 @@ func runGroupDescribe(s *Session, w io.Writer, a *Args) error {
 	}
 	d, err := s.cluster.DescribeGroup(a.Pos(0))
 	if err != nil {
-		return err
+		return groupError(a.Pos(0), err)
 	}
 	v := groupView{Group: d.GroupID, State: d.State.String(), kafkaState: d.State.KafkaName(), Generation: d.Generation,
 		Members: []groupMember{}, Partitions: []groupPartRow{}}

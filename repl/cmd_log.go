@@ -61,8 +61,8 @@ floor entry and scans forward from its position.`,
 
 var corruptCommand = &Command{
 	Name:    "corrupt",
-	Args:    "TP [broker=ID] [segment=active|BASE] mode=garbage|truncate|flip [bytes=N]",
-	Summary: "damage a segment file on disk, as a torn write or a bad disk would",
+	Args:    "TP [broker=ID] [segment=active|BASE] mode=garbage|truncate|flip [bytes=N] | journal mode=garbage|truncate|flip [bytes=N]",
+	Summary: "damage a segment file (or the transaction journal) on disk, as a torn write or a bad disk would",
 	Detail: `Writes real damage into the file; the running broker does not notice.
 The next broker restart or cluster restart (after a crash) runs recovery,
 which cuts a damaged active tail and reports it; a damaged closed segment
@@ -73,10 +73,17 @@ stops the open with STORAGE_ERROR.
   mode=flip      flip one bit, bytes=N before the end (default: the last byte)
 
 bytes defaults to 16 (1 for flip); segment to the active one; broker to
-the leader.`,
+the leader.
+
+corrupt journal damages transactions.journal, the transaction
+coordinator's journal, the same ways (garbage is the start of a journal
+line without its end). The next cluster restart replays it up to the
+first bad line and drops the rest (decision 17), and says so. The
+coordinator keeps writing where its last line ended, so a transaction
+step before the restart overwrites damage at the end.`,
 	Chapter:    2,
 	Group:      "The log on disk",
-	Positional: []Param{{Name: "TP", Values: livePartitions}},
+	Positional: []Param{{Name: "TP", Values: partitionsOrJournal}},
 	Keys: []Param{
 		{Name: "broker", Values: liveBrokers}, {Name: "segment", Values: choices("active")},
 		{Name: "mode", Values: choices("garbage", "truncate", "flip")}, {Name: "bytes"},
@@ -170,7 +177,7 @@ type segmentView struct {
 }
 
 func (v segmentsView) writeText(w io.Writer, _ *style) error {
-	fmt.Fprintf(w, "%s/  log-start=%d  LEO=%d  %d bytes (%d unflushed)\n", v.Dir, v.LogStart, v.LEO, v.SizeBytes, v.Unflushed)
+	fmt.Fprintf(w, "%s/  log-start=%d  LEO=%d  %s (%d unflushed)\n", v.Dir, v.LogStart, v.LEO, plural(int(v.SizeBytes), "byte", "bytes"), v.Unflushed)
 	var rows [][]string
 	for _, sg := range v.Segments {
 		active, ts := "", fmt.Sprint(sg.MaxTimestamp)
@@ -293,7 +300,7 @@ func runLogIndex(s *Session, w io.Writer, a *Args) error {
 
 // corrupted is the result of corrupt.
 type corrupted struct {
-	Broker     int32  `json:"broker"`
+	Broker     *int32 `json:"broker"` // null for the journal
 	File       string `json:"file"`
 	Mode       string `json:"mode"`
 	Position   int64  `json:"position"`
@@ -306,9 +313,9 @@ func (c corrupted) writeText(w io.Writer, _ *style) error {
 	var what string
 	switch c.Mode {
 	case "garbage":
-		what = fmt.Sprintf("appended %d garbage bytes at byte %d", c.Bytes, c.Position)
+		what = fmt.Sprintf("appended %s at byte %d", plural(c.Bytes, "garbage byte", "garbage bytes"), c.Position)
 	case "truncate":
-		what = fmt.Sprintf("cut %d bytes off the end", c.Bytes)
+		what = fmt.Sprintf("cut %s off the end", plural(c.Bytes, "byte", "bytes"))
 	default:
 		what = fmt.Sprintf("flipped a bit of byte %d", c.Position)
 	}
@@ -317,6 +324,9 @@ func (c corrupted) writeText(w io.Writer, _ *style) error {
 }
 
 func runCorrupt(s *Session, w io.Writer, a *Args) error {
+	if a.Len() > 0 && a.Pos(0) == "journal" {
+		return runCorruptJournal(s, w, a)
+	}
 	tp := a.TP(0)
 	base, _ := segmentArg(a)
 	modeName := a.Choice("mode", "", "garbage", "truncate", "flip")
@@ -343,7 +353,7 @@ func runCorrupt(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	return s.emit(w, corrupted{Broker: b, File: s.relPath(rep.Path), Mode: rep.Mode.String(), Position: rep.Position,
+	return s.emit(w, corrupted{Broker: &b, File: s.relPath(rep.Path), Mode: rep.Mode.String(), Position: rep.Position,
 		Bytes: rep.Bytes, SizeBefore: rep.SizeBefore, SizeAfter: rep.SizeAfter})
 }
 
@@ -435,8 +445,9 @@ func (c compacted) writeText(w io.Writer, _ *style) error {
 			fmt.Fprintf(w, "broker %d: no closed segment to compact (the active segment is never rewritten)\n", x.Broker)
 			continue
 		}
-		fmt.Fprintf(w, "broker %d: compacted %s: %d records -> %d, %d tombstones dropped\n", x.Broker,
-			plural(len(x.SourceSegments), "closed segment", "closed segments"), x.RecordsBefore, x.RecordsAfter, x.TombstonesDropped)
+		fmt.Fprintf(w, "broker %d: compacted %s: %s -> %d, %s dropped\n", x.Broker,
+			plural(len(x.SourceSegments), "closed segment", "closed segments"), plural(x.RecordsBefore, "record", "records"),
+			x.RecordsAfter, plural(x.TombstonesDropped, "tombstone", "tombstones"))
 	}
 	return nil
 }

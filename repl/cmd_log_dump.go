@@ -54,6 +54,36 @@ func (v dumpView) writeText(w io.Writer, _ *style) error {
 	return nil
 }
 
+// dumpSegmentOf reads one segment for log dump. The batches come from the
+// running log (which may still buffer its newest bytes); damage written
+// to the file (corrupt) shows only on disk: garbage after the last batch
+// as the invalid tail, and damage inside the log's bytes (a flipped bit, a
+// cut) as an error of the running log, after which the dump shows what is
+// on disk, as kafka-dump-log does: the valid batches before the damage,
+// then the invalid bytes to the end of the file.
+func dumpSegmentOf(l *storage.Log, sg storage.SegmentInfo) (dumplog.Segment, error) {
+	var batches []storage.RawBatch
+	err := l.Batches(sg.Base, func(rb storage.RawBatch) error {
+		if rb.Segment != sg.Base {
+			return errStopScan
+		}
+		batches = append(batches, rb)
+		return nil
+	})
+	if err != nil && err != errStopScan {
+		disk, derr := dumplog.ReadSegmentFile(sg.LogPath)
+		if derr != nil || disk.Invalid == nil {
+			return dumplog.Segment{}, err
+		}
+		return disk, nil
+	}
+	seg := dumplog.Segment{BaseOffset: sg.Base, Frames: dumplog.FromRaw(batches)}
+	if disk, err := dumplog.ReadSegmentFile(sg.LogPath); err == nil && disk.Invalid != nil {
+		seg.Invalid = disk.Invalid
+	}
+	return seg, nil
+}
+
 func runLogDump(s *Session, w io.Writer, a *Args) error {
 	tp := a.TP(0)
 	base, given := segmentArg(a)
@@ -68,30 +98,13 @@ func runLogDump(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return a.usage("%v", err)
 	}
-	// The batches come from the running log (which may still buffer its
-	// newest bytes); damage written to a file (corrupt) shows only on disk.
-	bySegment := map[int64][]storage.RawBatch{}
-	from := l.LogStartOffset()
-	if given {
-		from = segs[0].Base
-	}
-	last := segs[len(segs)-1].Base
-	err = l.Batches(from, func(rb storage.RawBatch) error {
-		if rb.Segment > last {
-			return errStopScan
-		}
-		bySegment[rb.Segment] = append(bySegment[rb.Segment], rb)
-		return nil
-	})
-	if err != nil && err != errStopScan {
-		return err
-	}
 	v := dumpView{Broker: b, records: a.Flag("records"), Segments: []dumpSegment{}}
 	for _, sg := range segs {
-		seg := dumplog.Segment{Name: s.relPath(sg.LogPath), BaseOffset: sg.Base, Frames: dumplog.FromRaw(bySegment[sg.Base])}
-		if disk, err := dumplog.ReadSegmentFile(sg.LogPath); err == nil && disk.Invalid != nil {
-			seg.Invalid = disk.Invalid
+		seg, err := dumpSegmentOf(l, sg)
+		if err != nil {
+			return err
 		}
+		seg.Name = s.relPath(sg.LogPath)
 		ds := dumpSegment{File: seg.Name, Base: sg.Base, Batches: []dumpBatch{}}
 		for _, f := range seg.Frames {
 			m := f.Meta

@@ -92,8 +92,7 @@ func (p produced) writeText(w io.Writer, _ *style) error {
 		at = fmt.Sprintf("%s-%d@?", p.Topic, p.Partition)
 		note = fmt.Sprintf("acks=0: the producer is not told the offset; the leader stored it at %d", p.LeaderOffset)
 	case p.Pending:
-		note = fmt.Sprintf("acks=all: pending as ack #%d until broker%s %s reach%s LEO %d",
-			p.AckID, pluralS(len(p.Waiting)), joinIDs(p.Waiting, ","), singularS(len(p.Waiting)), p.LeaderOffset+1)
+		note = fmt.Sprintf("acks=all: pending as ack #%d %s", p.AckID, untilReached(p.Waiting, p.LeaderOffset+1))
 	default:
 		note = "acks=" + p.Acks
 	}
@@ -101,18 +100,18 @@ func (p produced) writeText(w io.Writer, _ *style) error {
 	return err
 }
 
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
+// untilReached says what a pending acks=all acknowledgement waits for:
+// "until broker 2 reaches LEO 5", "until brokers 2,3 reach LEO 5", or, once
+// every broker it captured has the record, "until the HW reaches 5" (an
+// acknowledgement also needs the HW to cover the record).
+func untilReached(waiting []int32, target int64) string {
+	switch len(waiting) {
+	case 0:
+		return fmt.Sprintf("until the HW reaches %d", target)
+	case 1:
+		return fmt.Sprintf("until broker %d reaches LEO %d", waiting[0], target)
 	}
-	return "s"
-}
-
-func singularS(n int) string {
-	if n == 1 {
-		return "es"
-	}
-	return ""
+	return fmt.Sprintf("until brokers %s reach LEO %d", joinIDs(waiting, ","), target)
 }
 
 // produceRecord reads key=, value= and tombstone into a record.
@@ -230,6 +229,7 @@ type fetched struct {
 	LSO        int64        `json:"last_stable_offset"`
 	LEO        int64        `json:"log_end_offset"`
 	lines      []string
+	from       int64 // the offset asked for
 }
 
 // jsonRecord is a record in JSON: bytes as base64, null as null.
@@ -271,11 +271,30 @@ func (f fetched) writeText(w io.Writer, _ *style) error {
 		end, bound = f.LSO, "LSO"
 	}
 	summary := fmt.Sprintf("(%s; next offset %d; %s %d", plural(len(f.Records), "record", "records"), f.NextOffset, bound, end)
-	if f.LEO > end {
-		summary += fmt.Sprintf("; offsets %d..%d are above the %s, not visible yet", end, f.LEO-1, bound)
+	// The hidden range starts where this fetch could have read: the HW (or
+	// LSO), or the offset asked for when that is above it.
+	if hidden := max(end, f.from); f.LEO > hidden {
+		summary += fmt.Sprintf("; %s above the %s, not visible yet", offsetRange(hidden, f.LEO-1), bound)
 	}
 	_, err := fmt.Fprintln(w, summary+")")
 	return err
+}
+
+// offsetsText names offsets lo..hi: "offset 3" or "offsets 3..5".
+func offsetsText(lo, hi int64) string {
+	if lo == hi {
+		return fmt.Sprintf("offset %d", lo)
+	}
+	return fmt.Sprintf("offsets %d..%d", lo, hi)
+}
+
+// offsetRange names offsets lo..hi as the subject of a sentence: "offset 3
+// is" or "offsets 3..5 are".
+func offsetRange(lo, hi int64) string {
+	if lo == hi {
+		return offsetsText(lo, hi) + " is"
+	}
+	return offsetsText(lo, hi) + " are"
 }
 
 // recordLine renders a record in the produce syntax, so that it can be
@@ -337,7 +356,7 @@ func runFetch(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	res := fetched{Topic: tp.Topic, Partition: tp.Partition, Isolation: iso, Records: []jsonRecord{},
-		NextOffset: offset, HW: st.HW, LSO: st.LSO, LEO: st.LEO}
+		NextOffset: offset, HW: st.HW, LSO: st.LSO, LEO: st.LEO, from: offset}
 	for _, r := range recs {
 		res.Records = append(res.Records, newJSONRecord(r.Offset, r.Record))
 		res.lines = append(res.lines, recordLine(tp.String(), r.Offset, r.Record))

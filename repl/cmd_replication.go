@@ -92,11 +92,12 @@ func runReplicate(s *Session, w io.Writer, a *Args) error {
 	}
 	res := replicated{Rounds: int(rounds)}
 	for i := 1; i <= int(rounds); i++ {
+		mark := s.eventCount()
 		rep, err := s.cluster.Replicate(tp, follower)
 		if err != nil {
 			return err
 		}
-		r := replicationRound{Round: i, Skipped: []string{}}
+		r := replicationRound{Round: i, Skipped: []string{}, events: s.eventCount() - mark}
 		for _, p := range rep.Partitions {
 			if p.Skipped != "" {
 				r.Skipped = append(r.Skipped, fmt.Sprintf("%s skipped: %s", p.TP, p.Skipped))
@@ -109,10 +110,16 @@ func runReplicate(s *Session, w io.Writer, a *Args) error {
 		}
 		r.Batches, r.Bytes = rep.Copied()
 		if rounds > 1 && s.format == FormatText {
-			// Each round's effects under its own heading.
+			// Each round's effects under its own heading, in the order
+			// they happened.
 			fmt.Fprintf(w, "round %d:\n", i)
-			s.writeRound(w, r)
+			for _, x := range r.Skipped {
+				fmt.Fprintf(w, "  %s\n", x)
+			}
 			s.writeEvents(w, s.takeEvents())
+			if r.idle() {
+				fmt.Fprintln(w, "  "+nothingToCopy)
+			}
 		}
 		res.Results = append(res.Results, r)
 	}
@@ -133,27 +140,31 @@ type replicationRound struct {
 	Batches int      `json:"batches_copied"`
 	Bytes   int64    `json:"bytes_copied"`
 	Skipped []string `json:"skipped"`
+	events  int      // engine events the round caused (truncations, ISR and HW changes, ...)
 }
 
+// nothingToCopy is what a round that changed nothing at all prints.
+const nothingToCopy = "nothing to copy: every follower has the leader's LEO"
+
+// idle reports whether the round did nothing: no follower copied, skipped,
+// truncated or changed the ISR or the HW.
+func (r replicationRound) idle() bool {
+	return r.Batches == 0 && len(r.Skipped) == 0 && r.events == 0
+}
+
+// writeText prints what a single round skipped; what it did follows as
+// the command's events, in the order it happened. Only a round that did
+// nothing at all says so.
 func (r replicated) writeText(w io.Writer, _ *style) error {
 	for _, x := range r.Results {
 		for _, s := range x.Skipped {
 			fmt.Fprintln(w, s)
 		}
-		if x.Batches == 0 && len(x.Skipped) == 0 {
-			fmt.Fprintln(w, "nothing to copy: every follower has the leader's LEO")
+		if x.idle() {
+			fmt.Fprintln(w, nothingToCopy)
 		}
 	}
 	return nil
-}
-
-func (s *Session) writeRound(w io.Writer, r replicationRound) {
-	for _, x := range r.Skipped {
-		fmt.Fprintf(w, "  %s\n", x)
-	}
-	if r.Batches == 0 && len(r.Skipped) == 0 {
-		fmt.Fprintln(w, "  nothing to copy: every follower has the leader's LEO")
-	}
 }
 
 func runPromote(s *Session, w io.Writer, a *Args) error {
@@ -205,6 +216,11 @@ type pendingAck struct {
 	ID      int64   `json:"id"`
 	Target  int64   `json:"target"`
 	Waiting []int32 `json:"waiting_for"`
+	// Duplicate: a retry recognised as a duplicate of a stored batch (at
+	// Original); it waits only for the HW to cover it (decision 5).
+	Duplicate bool   `json:"duplicate,omitempty"`
+	Original  *int64 `json:"original_offset,omitempty"`
+	hw        int64
 }
 
 func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
@@ -224,7 +240,13 @@ func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 		if ack.TP != st.TP {
 			continue
 		}
-		pa := pendingAck{ID: ack.ID(), Target: ack.Target, Waiting: []int32{}}
+		pa := pendingAck{ID: ack.ID(), Target: ack.Target, Waiting: []int32{}, hw: st.HW}
+		if res := ack.Value(); res.Duplicate {
+			o := res.BaseOffset
+			pa.Duplicate, pa.Original = true, &o
+			v.PendingAcks = append(v.PendingAcks, pa)
+			continue
+		}
 		for _, r := range st.Replicas {
 			if containsID(ack.Captured, r.Broker) && r.LEO < ack.Target {
 				pa.Waiting = append(pa.Waiting, r.Broker)
@@ -270,8 +292,12 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 		return err
 	}
 	for _, p := range v.PendingAcks {
-		fmt.Fprintf(w, "pending acks=all: ack #%d waits until broker%s %s reach%s LEO %d\n",
-			p.ID, pluralS(len(p.Waiting)), joinIDs(p.Waiting, ","), singularS(len(p.Waiting)), p.Target)
+		if p.Duplicate {
+			fmt.Fprintf(w, "pending acks=all: ack #%d (a retry, duplicate of %s) waits until the HW covers offset %d (HW %d now)\n",
+				p.ID, offsetsText(*p.Original, p.Target-1), p.Target-1, p.hw)
+			continue
+		}
+		fmt.Fprintf(w, "pending acks=all: ack #%d waits %s\n", p.ID, untilReached(p.Waiting, p.Target))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -78,6 +79,12 @@ text is never split into words: quotes, # and = are part of it.
 ADDR is HOST:PORT with HOST 127.0.0.1, localhost or [::1]; a first word
 of any other shape is part of the request. A response with "ok":false
 fails the command: the line is printed, then error: CODE: message.
+
+When the server closes the connection itself (after FRAME_TOO_LARGE, or
+without answering), remote prints (connection closed by server). To
+know it without waiting, remote sends one empty line after the answer: a
+server that kept the connection answers it (not shown), one that hung up
+does not.
 
 Example: remote {"operation":"produce","topic":"events","value_b64":"aGk="}`,
 	Chapter:    10,
@@ -222,25 +229,33 @@ func splitRemote(raw string) (addr, request string) {
 // response is the result of remote and dispatch: the server's answer.
 type response struct {
 	Response json.RawMessage `json:"response"`
-	line     string
+	// Closed: the server closed the connection after answering.
+	Closed bool `json:"connection_closed,omitempty"`
+	line   string
 }
+
+// connectionClosed is the line remote prints when the server hung up.
+const connectionClosed = "(connection closed by server)"
 
 func (r response) writeText(w io.Writer, _ *style) error {
-	_, err := fmt.Fprintln(w, r.line)
-	return err
+	fmt.Fprintln(w, r.line)
+	if r.Closed {
+		fmt.Fprintln(w, connectionClosed)
+	}
+	return nil
 }
 
-// answer prints a response line and fails the command when it says
-// "ok":false.
-func (s *Session) answer(w io.Writer, line string) error {
-	res := response{line: line, Response: json.RawMessage(line)}
+// answer prints a response line (and whether the server closed the
+// connection after it) and fails the command when it says "ok":false.
+func (s *Session) answer(w io.Writer, line string, closed bool) error {
+	res := response{line: line, Response: json.RawMessage(line), Closed: closed}
 	if !json.Valid([]byte(line)) {
 		b, _ := json.Marshal(line)
 		res.Response = b
 	}
 	if err := jsontcp.CheckResponse(line); err != nil {
 		if s.format == FormatText {
-			fmt.Fprintln(w, line)
+			_ = res.writeText(w, s.st)
 		}
 		return err
 	}
@@ -270,11 +285,25 @@ func runRemote(s *Session, w io.Writer, a *Args) error {
 	line, err := c.Do(ctx, request)
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
+		if s.format == FormatText {
+			fmt.Fprintln(w, connectionClosed)
+		}
 		return kerr.State("the server closed the connection without an answer")
 	case err != nil:
 		return kerr.State("no answer from %s: %v", addr, unwrapNet(err))
 	}
-	return s.answer(w, line)
+	return s.answer(w, line, hungUp(ctx, c))
+}
+
+// hungUp reports whether the server closed the connection after its
+// answer (as it does after FRAME_TOO_LARGE). Waiting for a close that may
+// never come would not be deterministic, so it asks instead: it sends an
+// empty line, which a server still listening answers at once with
+// INVALID_REQUEST (not shown), and a server that hung up answers with
+// end of stream.
+func hungUp(ctx context.Context, c *jsontcp.Client) bool {
+	_, err := c.Do(ctx, "")
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // unwrapNet keeps the last part of a network error ("connection refused").
@@ -288,7 +317,7 @@ func unwrapNet(err error) error {
 
 func runDispatch(s *Session, w io.Writer, a *Args) error {
 	out := jsontcp.Dispatch(sessionBackend{s}, []byte(a.Raw()))
-	return s.answer(w, strings.TrimSuffix(string(out), "\n"))
+	return s.answer(w, strings.TrimSuffix(string(out), "\n"), false)
 }
 
 // sessionBackend is the adapter's backend over the session's current

@@ -1,11 +1,13 @@
 package repl
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
@@ -17,14 +19,17 @@ var showCommand = &Command{
 	Detail: `One row per replica (b1* is the leader), one column per offset, each
 cell showing the record's value (with keys, its key). Cells framed by |
 are below the high watermark: committed, visible to consumers. Cells
-framed by : are the tail above the HW: not yet on every ISR member. Under
-the rows, ^HW marks where the committed prefix ends (and ^LSO, ^log-start
-when they differ). Markers: ∅ a tombstone, · an offset compaction
-removed, COMMIT/ABORT a transaction marker, ✗ a record of an aborted
-transaction, ? a record of a transaction not decided yet (it holds the LSO
-back). Each row ends with its LEO and
-notes (not in ISR, crashed, diverged). A long log is elided in the
-middle with …, never wrapped.`,
+framed by : are the tail above the HW: not yet on every ISR member. Cells
+framed by ! on a diverged replica hold another batch than the leader's at
+that offset (the old leader's records after a promotion, say): they are
+not committed there, whatever the HW, and go at its next truncation.
+Under the rows, ^HW marks where the committed prefix ends (and ^LSO,
+^log-start when they differ). Markers: ∅ a tombstone, · an offset
+compaction removed, COMMIT/ABORT a transaction marker, ✗ a record of an
+aborted transaction, ? a record of a transaction not decided yet (it
+holds the LSO back). Each row ends with its LEO and notes (not in ISR,
+crashed, diverged). A long log is elided in the middle with …, never
+wrapped.`,
 	Chapter:    5,
 	Group:      "Views and checks",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
@@ -74,7 +79,83 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		}
 		p.Rows = append(p.Rows, row)
 	}
+	if err := markDifferences(s, tp, st.Leader, st.Online, cols, p.Rows); err != nil {
+		return err
+	}
 	return s.emit(w, p)
+}
+
+// markDifferences marks the cells of each diverged replica whose batch is
+// not the leader's batch at the same offset (the old leader's records
+// after a promotion, whatever their values): those offsets are not
+// committed on that replica, whatever the HW says, and go at its next
+// truncation.
+func markDifferences(s *Session, tp engine.TopicPartition, leader int32, online bool, cols []int64, rows []pictureRow) error {
+	if !online {
+		return nil
+	}
+	var theirs map[int64][]byte
+	for i := range rows {
+		r := &rows[i]
+		if !r.Diverged || !r.Up || r.Broker == leader {
+			continue
+		}
+		if theirs == nil {
+			l, err := s.cluster.ReplicaLog(tp, leader)
+			if err != nil {
+				return err
+			}
+			if theirs, err = batchFrames(l, cols); err != nil {
+				return err
+			}
+		}
+		l, err := s.cluster.ReplicaLog(tp, r.Broker)
+		if err != nil {
+			return err
+		}
+		mine, err := batchFrames(l, cols)
+		if err != nil {
+			return err
+		}
+		for j := range r.Cells {
+			c := &r.Cells[j]
+			if lf, ok := theirs[c.Offset]; ok && !bytes.Equal(lf, mine[c.Offset]) {
+				c.Differs = true
+			}
+		}
+	}
+	return nil
+}
+
+// batchFrames maps each visible offset a log holds to the frame of the
+// batch that holds it.
+func batchFrames(l *storage.Log, cols []int64) (map[int64][]byte, error) {
+	out := map[int64][]byte{}
+	for i := 0; i < len(cols); {
+		if cols[i] < 0 {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(cols) && cols[j+1] == cols[j]+1 {
+			j++
+		}
+		from, to := cols[i], cols[j]+1
+		err := l.Batches(from, func(rb storage.RawBatch) error {
+			if rb.Meta.BaseOffset >= to {
+				return errStopScan
+			}
+			for o := max(from, rb.Meta.BaseOffset); o <= min(to-1, rb.Meta.LastOffset()); o++ {
+				out[o] = rb.Frame
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopScan) {
+			return nil, err
+		}
+		i = j + 1
+	}
+	return out, nil
 }
 
 var errStopScan = errors.New("stop")

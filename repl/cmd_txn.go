@@ -213,6 +213,12 @@ type txnEnded struct {
 	State   string       `json:"state"`
 	Pending bool         `json:"pending"`
 	Markers []markerInfo `json:"markers"`
+	// Failed: a marker could not be appended (or the completion failed);
+	// the transaction stays prepared and the same outcome may be retried
+	// (decision 16). The event transaction_failed says why.
+	Failed bool `json:"failed,omitempty"`
+	// due are the partitions that needed a marker in this attempt.
+	due []string
 }
 
 type markerInfo struct {
@@ -226,20 +232,40 @@ type markerInfo struct {
 
 func (t txnEnded) writeText(w io.Writer, _ *style) error {
 	marker := strings.ToUpper(t.Outcome)
+	if t.Failed && len(t.due) > 0 {
+		what := "a " + marker + " marker"
+		if marker == "ABORT" {
+			what = "an " + marker + " marker"
+		}
+		if len(t.due) > 1 {
+			what = marker + " markers"
+		}
+		fmt.Fprintf(w, "transaction %s is %s: appending %s to %s\n", t.ID, t.State, what, strings.Join(t.due, ", "))
+	}
 	if len(t.Markers) == 0 {
-		_, err := fmt.Fprintf(w, "transaction %s: no partition needs a %s marker\n", t.ID, marker)
+		if t.Failed && len(t.due) > 0 {
+			return nil
+		}
+		article := "a"
+		if marker == "ABORT" {
+			article = "an"
+		}
+		_, err := fmt.Fprintf(w, "transaction %s: no partition needs %s %s marker\n", t.ID, article, marker)
 		return err
 	}
 	var at []string
 	for _, m := range t.Markers {
 		at = append(at, fmt.Sprintf("%s-%d@%d", m.Topic, m.Partition, m.Offset))
 	}
-	fmt.Fprintf(w, "transaction %s: %s markers at %s\n", t.ID, marker, strings.Join(at, " "))
+	markers := "markers"
+	if len(at) == 1 {
+		markers = "marker"
+	}
+	fmt.Fprintf(w, "transaction %s: %s %s at %s\n", t.ID, marker, markers, strings.Join(at, " "))
 	if t.Pending {
 		for _, m := range t.Markers {
 			if m.Pending {
-				fmt.Fprintf(w, "%s-%d marker pending as ack #%d until broker%s %s reach%s LEO %d\n", m.Topic, m.Partition, m.AckID,
-					pluralS(len(m.Waiting)), joinIDs(m.Waiting, ","), singularS(len(m.Waiting)), m.Offset+1)
+				fmt.Fprintf(w, "%s-%d marker pending as ack #%d %s\n", m.Topic, m.Partition, m.AckID, untilReached(m.Waiting, m.Offset+1))
 			}
 		}
 		fmt.Fprintf(w, "transaction %s stays %s until every marker is replicated (replicate)\n", t.ID, t.State)
@@ -263,9 +289,17 @@ func (s *Session) endTxn(w io.Writer, a *Args, commit bool) error {
 	if err != nil {
 		return err
 	}
-	res := txnEnded{ID: id, Outcome: outcome, Pending: h.State() == engine.Pending, Markers: []markerInfo{}}
+	res := txnEnded{ID: id, Outcome: outcome, Pending: h.State() == engine.Pending, Markers: []markerInfo{},
+		Failed: h.State() == engine.Failed}
 	if d, derr := s.cluster.DescribeTransaction(id); derr == nil {
 		res.State = d.State.String()
+		if res.Failed {
+			// The partitions whose run of this transaction is not resolved
+			// under the HW: the ones the attempt had to mark.
+			for _, r := range d.OpenRuns {
+				res.due = append(res.due, r.TP.String())
+			}
+		}
 	}
 	for _, ack := range h.Acks {
 		m := markerInfo{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Offset: ack.Target - 1, AckID: ack.ID(), Pending: ack.State() == engine.Pending}

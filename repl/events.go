@@ -35,7 +35,7 @@ func (s *Session) takeEvents() []event {
 	if s.backlogDropped > 0 {
 		n := s.backlogDropped
 		out = append(out, event{Kind: "events_dropped",
-			Text: fmt.Sprintf("(%d earlier events of served requests not shown)", n),
+			Text: fmt.Sprintf("(%s of served requests not shown)", plural(n, "earlier event", "earlier events")),
 			JSON: object{{"kind", "events_dropped"}, {"count", n}}})
 	}
 	all := s.backlog
@@ -47,6 +47,14 @@ func (s *Session) takeEvents() []event {
 		out = append(out, convertEvent(e)...)
 	}
 	return out
+}
+
+// eventCount is the number of events not printed yet, counting the ones
+// dropped from the backlog: the difference of two counts is what happened
+// in between.
+func (s *Session) eventCount() int {
+	s.peekEvents()
+	return len(s.backlog) + s.backlogDropped
 }
 
 // peekEvents moves the cluster's pending events to the backlog and returns

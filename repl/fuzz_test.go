@@ -25,6 +25,7 @@ func FuzzExec(f *testing.F) {
 		`check events-0 values@1 == [a "b c" null hex:00]`, "check events-0 value offset=0 == a", "check group g owner events-0 == none",
 		"produce events value=z epoch=0", "produce events value=t timestamp=5", `dispatch {"operation":"fetch","topic":"events","partition":0,"offset":0}`,
 		"producer create p transactional.id=w buffer.memory=80", "consumer create c isolation.level=read_committed", "consumer commit c events-0=1",
+		"corrupt journal mode=garbage bytes=3", "group describe nosuch", "check group nosuch members == []",
 	} {
 		f.Add(s)
 	}

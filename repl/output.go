@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -80,6 +81,9 @@ type jsonError struct {
 	Message string `json:"message"`
 	Usage   string `json:"usage,omitempty"`
 	Hint    string `json:"hint,omitempty"`
+	// Errors lists every error when the command failed with more than one
+	// (the first is also Code and Message).
+	Errors []jsonError `json:"errors,omitempty"`
 }
 
 // marshal encodes v without HTML escaping (so "<=" stays readable).
@@ -126,6 +130,31 @@ type extraField struct {
 	value any
 }
 
+// errorPart is one error as a learner sees it.
+type errorPart struct {
+	code, msg, usage, hint string
+}
+
+// errorList splits an error into the errors a learner sees: one per error
+// of an errors.Join (a replicate round joins one per failing partition),
+// else just the one.
+func errorList(err error) []errorPart {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []errorPart
+		for _, e := range j.Unwrap() {
+			if e != nil {
+				out = append(out, errorList(e)...)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	var p errorPart
+	p.code, p.msg, p.usage, p.hint = errorParts(err)
+	return []errorPart{p}
+}
+
 // errorParts splits an error into the code, message, usage and hint a
 // learner sees.
 func errorParts(err error) (code, msg, usage, hint string) {
@@ -137,60 +166,106 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	if errors.As(err, &ce) {
 		return CheckFailed, ce.Message(), "", ""
 	}
+	var he *hintedError
+	if errors.As(err, &he) {
+		code, msg, usage, _ = errorParts(he.err)
+		return code, msg, usage, he.hint
+	}
 	var ie *InternalError
 	if errors.As(err, &ie) {
 		return string(kerr.Internal), fmt.Sprint(ie.Value), "", "this is a bug in MiniKafka Lab, not your mistake"
 	}
 	if e, ok := kerr.As(err); ok {
-		code, msg = string(e.Code), e.Message
-		if msg == "" {
-			msg = strings.ToLower(strings.ReplaceAll(code, "_", " "))
-		}
-		return code, msg, "", hintFor(e)
+		return string(e.Code), kerrMessage(err, e), "", hintFor(e)
 	}
 	return string(kerr.Internal), err.Error(), "", ""
 }
 
-// writeError prints "error: CODE: message", then "usage: ..." or "hint: ...".
-func writeError(w io.Writer, st *style, code, msg, usage, hint string) {
-	fmt.Fprintf(w, "%s %s: %s\n", st.paint(st.errLabel, "error:"), code, msg)
-	if usage != "" {
-		lines := strings.Split(usage, "\n")
-		fmt.Fprintf(w, "usage: %s\n", lines[0])
-		for _, l := range lines[1:] {
-			fmt.Fprintf(w, "       %s\n", l)
+// kerrMessage is the message of e, the coded error inside err, with the
+// context err's wrappers added ("commit marker for orders-0: ISR [1] has
+// 1, ..."), without repeating the code.
+func kerrMessage(err error, e *kerr.Error) string {
+	msg := e.Message
+	if msg == "" {
+		msg = strings.ToLower(strings.ReplaceAll(string(e.Code), "_", " "))
+	}
+	full, inner := err.Error(), e.Error()
+	switch {
+	case full == inner:
+		return msg
+	case strings.HasSuffix(full, inner):
+		return full[:len(full)-len(inner)] + msg
+	case strings.Contains(full, inner):
+		return strings.Replace(full, inner, msg, 1)
+	}
+	return full
+}
+
+// hintedError is an error with the REPL's own hint for this case, instead
+// of the hint for its code.
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e *hintedError) Error() string { return e.err.Error() }
+func (e *hintedError) Unwrap() error { return e.err }
+
+// writeErrors prints "error: CODE: message" for each error, then the
+// "usage: ..." and "hint: ..." lines they carry (each hint once).
+func writeErrors(w io.Writer, st *style, parts []errorPart) {
+	for _, p := range parts {
+		fmt.Fprintf(w, "%s %s: %s\n", st.paint(st.errLabel, "error:"), p.code, p.msg)
+	}
+	var shown []string
+	for _, p := range parts {
+		if p.usage != "" {
+			lines := strings.Split(p.usage, "\n")
+			fmt.Fprintf(w, "usage: %s\n", lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(w, "       %s\n", l)
+			}
+		}
+		if p.hint != "" && !slices.Contains(shown, p.hint) {
+			shown = append(shown, p.hint)
+			fmt.Fprintf(w, "%s %s\n", st.paint(st.hint, "hint:"), p.hint)
 		}
 	}
-	if hint != "" {
-		fmt.Fprintf(w, "%s %s\n", st.paint(st.hint, "hint:"), hint)
-	}
 }
 
-// hintFor returns the learner's hint for a domain error: a specific one where
-// the REPL knows the next step, else the code's description. Argument and
-// state errors carry their explanation in the message already.
+// hintFor returns the learner's next step for a domain error. Argument and
+// state errors carry their explanation in the message already, and an
+// internal error has its own hint (errorParts).
 func hintFor(e *kerr.Error) string {
-	if h, ok := hints[e.Code]; ok {
-		return h
-	}
-	info, ok := kerr.Lookup(e.Code)
-	if !ok || !info.Domain || e.Code == kerr.Internal {
-		return ""
-	}
-	return info.Description
+	return hints[e.Code]
 }
 
-// hints are the REPL's own next steps for codes a learner meets often.
+// hints are the REPL's next steps, one per domain code a learner can meet:
+// lower-case, no final period, and each says what to look at or do next
+// (TestHintsStyle).
 var hints = map[kerr.Code]string{
-	kerr.UnknownTopic:       "`topic list` shows the topics; `topic create NAME` makes one",
-	kerr.TopicAlreadyExists: "`topic describe NAME` shows it",
-	kerr.UnknownPartition:   "`topic describe` shows each topic's partitions and replicas",
-	kerr.NotEnoughReplicas:  "the ISR is smaller than min.insync.replicas, so acks=all refused before appending; `replicate` lets followers catch up and rejoin the ISR",
-	kerr.NotInSyncReplica:   "only an ISR member can be promoted; `offsets TP` shows the ISR",
-	kerr.LeaderNotAvailable: "the leader's broker is crashed: `promote TP ID` an in-sync replica or `broker restart ID`",
-	kerr.BrokerNotAvailable: "`broker list` shows which brokers are up; `broker restart ID` brings one back",
-	kerr.OffsetOutOfRange:   "`offsets TP` shows the log start offset and the high watermark",
-	kerr.RequestTimedOut:    "acks=all waits for the ISR: `replicate` copies the record to the followers, and its pending ack resolves there",
-	kerr.ProducerBufferFull: "buffer.memory bounds the records waiting in the accumulator: producer flush sends them (or clock advance past linger.ms)",
-	kerr.ProducerFenced:     "a newer instance of this producer's identity exists (same producer id, higher epoch): the older one can never write again",
+	kerr.OffsetOutOfRange:             "`offsets TP` shows the log start offset and the high watermark",
+	kerr.InvalidRecord:                "the message names the rule of the log format that was broken; `log dump TP` shows the batches as stored",
+	kerr.CorruptBatch:                 "the bytes on disk are damaged: `log dump TP` shows the valid batches before the damage, and recovery at the next `broker restart ID` or `cluster restart` cuts a damaged active segment",
+	kerr.CorruptIndex:                 "an index is rebuilt from its log segment when recovery does not trust it: `cluster restart` reopens the logs",
+	kerr.StorageError:                 "the message names the file; recovery only cuts a damaged tail of an active segment, so for anything else `cluster open` starts over with a fresh cluster",
+	kerr.TopicAlreadyExists:           "`topic describe NAME` shows it",
+	kerr.UnknownTopic:                 "`topic list` shows the topics; `topic create NAME` makes one",
+	kerr.UnknownPartition:             "`topic describe` shows each topic's partitions and replicas",
+	kerr.ProducerBufferFull:           "buffer.memory bounds the records waiting in the accumulator: `producer flush NAME` sends them (or `clock advance` past linger.ms)",
+	kerr.RebalanceInProgress:          "the group has no stable membership (its members left or expired): `consumer subscribe NAME TOPIC` joins it again, then commit",
+	kerr.IllegalGeneration:            "the group rebalanced since this consumer last looked: `consumer refresh NAME` takes the current generation and assignment, then retry",
+	kerr.NotPartitionOwner:            "the member does not own that partition in the current generation: `consumer refresh NAME` shows its assignment, `group describe G` every owner",
+	kerr.UnknownMember:                "`group list` shows the groups; a consumer that left or expired joins again with `consumer subscribe NAME TOPIC`",
+	kerr.NotEnoughReplicas:            "the ISR is smaller than min.insync.replicas, so acks=all refused before appending; `replicate` lets followers catch up and rejoin the ISR",
+	kerr.NotEnoughReplicasAfterAppend: "the record may be in the leader's log but was not acknowledged: `replicate` to grow the ISR again, then retry (an idempotent producer's `producer retry NAME` cannot duplicate it)",
+	kerr.NotInSyncReplica:             "only an ISR member can be promoted; `offsets TP` shows the ISR",
+	kerr.FencedLeaderEpoch:            "`offsets TP` shows the current leader epoch; a client refreshes its metadata and retries",
+	kerr.ProducerFenced:               "a newer instance of this producer's identity exists (same producer id, higher epoch): it cannot write to partitions that know the newer epoch; write with the newer instance (`producer list` shows each epoch)",
+	kerr.OutOfOrderSequence:           "the batch's sequence is not the next one this partition expects: `producer list` shows each partition's sequences",
+	kerr.InvalidRequest:               "the message says what is wrong with the request line; `help remote` shows a valid request",
+	kerr.FrameTooLarge:                "a line is longer than the limit (a server's max.frame.bytes for requests): send a shorter one, or `serve start max.frame.bytes=N` for this session's server",
+	kerr.LeaderNotAvailable:           "the leader's broker is crashed: `promote TP ID` an in-sync replica or `broker restart ID`",
+	kerr.BrokerNotAvailable:           "`broker list` shows which brokers are up; `broker restart ID` brings one back",
+	kerr.RequestTimedOut:              "acks=all waits for the ISR: `replicate` copies the record to the followers, and its pending ack resolves there",
 }

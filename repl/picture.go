@@ -44,6 +44,9 @@ type cell struct {
 	Offset int64    `json:"offset"`
 	Kind   cellKind `json:"kind"`
 	Text   string   `json:"value"` // a short preview of the value
+	// Differs: a diverged replica holds another batch here than the
+	// leader does (drawn framed by '!').
+	Differs bool `json:"differs_from_leader,omitempty"`
 }
 
 // cellKind says what an offset holds.
@@ -173,8 +176,9 @@ func rowLabel(r pictureRow) string {
 }
 
 // row draws one replica: "| a    | b    : c    :   LEO=3". A committed
-// offset (below the HW) is framed by '|', the uncommitted tail by ':'; an
-// elided stretch is drawn as "…".
+// offset (below the HW) is framed by '|', the uncommitted tail by ':', a
+// diverged replica's batch that is not the leader's by '!'; an elided
+// stretch is drawn as "…".
 func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow) string {
 	var b strings.Builder
 	lab := fmt.Sprintf("%-*s", width, rowLabel(r))
@@ -193,6 +197,7 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 		visible += len("(empty)")
 	}
 	closing := "" // the separator that closes the last drawn cell
+	differs := false
 	for i, o := range cols {
 		text, held := "", false
 		switch {
@@ -217,6 +222,9 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 		if o >= p.HW {
 			sep, paint = ":", st.tail
 		}
+		if c, ok := cells[o]; ok && c.Differs {
+			sep, paint, differs = "!", st.tail, true
+		}
 		b.WriteString(sep + " ")
 		b.WriteString(st.paint(paint, padRunes(text, cellWidth)) + " ")
 		closing = sep
@@ -234,6 +242,9 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 	}
 	if r.Diverged {
 		notes = append(notes, "diverged: truncates to HW before its next fetch")
+	}
+	if differs {
+		notes = append(notes, "! differs from the leader's log")
 	}
 	return b.String() + strings.Join(notes, ", ")
 }

@@ -328,13 +328,22 @@ func (s *Session) owned(fn func() error) error {
 // report prints a failed command: events that happened anyway, then the
 // error, as text or as one JSON line.
 func (s *Session) report(w io.Writer, text string, err error, events []event, stateHint string) {
-	code, msg, usage, hint := errorParts(err)
-	msg = s.relativePaths(msg)
-	if hint == "" {
-		hint = stateHint
+	parts := errorList(err)
+	for i := range parts {
+		parts[i].msg = s.relativePaths(parts[i].msg)
+	}
+	if parts[0].hint == "" {
+		parts[0].hint = stateHint
 	}
 	if s.format == FormatJSON {
-		env := envelope{Command: text, Error: &jsonError{Code: code, Message: msg, Usage: usage, Hint: hint}}
+		p := parts[0]
+		je := &jsonError{Code: p.code, Message: p.msg, Usage: p.usage, Hint: p.hint}
+		if len(parts) > 1 {
+			for _, p := range parts {
+				je.Errors = append(je.Errors, jsonError{Code: p.code, Message: p.msg, Usage: p.usage, Hint: p.hint})
+			}
+		}
+		env := envelope{Command: text, Error: je}
 		if len(events) > 0 {
 			b, merr := withExtras([]byte("{}"), []extraField{{"events", eventsJSON(events)}})
 			if merr == nil {
@@ -349,7 +358,7 @@ func (s *Session) report(w io.Writer, text string, err error, events []event, st
 		return
 	}
 	s.writeEvents(w, events)
-	writeError(w, s.st, code, msg, usage, hint)
+	writeErrors(w, s.st, parts)
 }
 
 // relativePaths shows files below the data directory relative to it, so that

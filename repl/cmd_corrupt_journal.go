@@ -1,0 +1,95 @@
+package repl
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/txn"
+)
+
+// partitionsOrJournal completes corrupt's first argument: a partition, or
+// the word journal.
+func partitionsOrJournal(s *Session) []string {
+	return append(livePartitions(s), "journal")
+}
+
+// tornJournalLine is what mode=garbage appends to the journal (cut to the
+// bytes asked for, repeated past its end): the start of a journal line
+// whose write never finished, so it has neither its end nor its newline.
+var tornJournalLine = []byte(`00000000 {"first_offsets":[],"id":"torn-write","partitions":[`)
+
+// runCorruptJournal damages transactions.journal on disk: corrupt journal
+// mode=garbage|truncate|flip [bytes=N]. Like a segment's damage, only the
+// next open sees it.
+func runCorruptJournal(s *Session, w io.Writer, a *Args) error {
+	modeName := a.Choice("mode", "", "garbage", "truncate", "flip")
+	n := int(a.Int("bytes", 0, 1, math.MaxInt32))
+	if !a.Has("mode") {
+		a.fail("missing mode=garbage|truncate|flip")
+	}
+	for _, k := range []string{"broker", "segment"} {
+		if a.Has(k) {
+			a.fail("%s= names a segment; the journal is one file of the cluster", k)
+		}
+	}
+	if err := a.Err(); err != nil {
+		return err
+	}
+	mode, err := storage.ParseCorruptMode(modeName)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		n = storage.DefaultCorruptBytes(mode)
+	}
+	path := filepath.Join(s.cfg.DataDir, txn.JournalFileName)
+	c, err := corruptFile(path, mode, n)
+	if err != nil {
+		return err
+	}
+	c.File = txn.JournalFileName
+	return s.emit(w, c)
+}
+
+// corruptFile writes the damage into path and says what changed.
+func corruptFile(path string, mode storage.CorruptMode, n int) (corrupted, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return corrupted{}, kerr.State("there is no %s yet: the first `txn begin` writes it", txn.JournalFileName)
+	}
+	if err != nil {
+		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot read %s", txn.JournalFileName)
+	}
+	c := corrupted{Mode: mode.String(), Bytes: n, SizeBefore: int64(len(data))}
+	switch mode {
+	case storage.Garbage:
+		c.Position = int64(len(data))
+		for i := 0; i < n; i++ {
+			data = append(data, tornJournalLine[i%len(tornJournalLine)])
+		}
+	case storage.Truncate:
+		if n > len(data) {
+			return corrupted{}, kerr.Argument("%s has %s, cannot cut %d", txn.JournalFileName, plural(len(data), "byte", "bytes"), n)
+		}
+		data = data[:len(data)-n]
+		c.Position = int64(len(data))
+	default:
+		if n > len(data) {
+			return corrupted{}, kerr.Argument("%s has %s, cannot flip the byte %d before the end", txn.JournalFileName, plural(len(data), "byte", "bytes"), n)
+		}
+		c.Position = int64(len(data) - n)
+		data[c.Position] ^= 1
+		c.Bytes = 1
+	}
+	c.SizeAfter = int64(len(data))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot write %s", txn.JournalFileName)
+	}
+	return c, nil
+}
