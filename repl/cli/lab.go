@@ -189,7 +189,11 @@ func labChapters(env *Env, a *materialArgs, ids []string) int {
 				return 1
 			}
 		}
-		fmt.Fprintf(env.Stdout, "✓ %s (%d outputs rewritten)\n", ch.Name(), n)
+		noun := "outputs"
+		if n == 1 {
+			noun = "output"
+		}
+		fmt.Fprintf(env.Stdout, "✓ %s (%d %s rewritten)\n", ch.Name(), n, noun)
 	}
 	return status
 }

@@ -173,7 +173,7 @@ func TestLabChapters(t *testing.T) {
 	if r := run(t, &Env{}, "lab", "chapters", "--rewrite"); r.status != 2 {
 		t.Errorf("rewrite without --dir: %+v", r)
 	}
-	if r := run(t, &Env{}, "lab", "chapters", "1", "--rewrite", "--dir", dir); r.status != 0 || r.stdout != "✓ 01-drift (1 outputs rewritten)\n" {
+	if r := run(t, &Env{}, "lab", "chapters", "1", "--rewrite", "--dir", dir); r.status != 0 || r.stdout != "✓ 01-drift (1 output rewritten)\n" {
 		t.Errorf("rewrite: %+v", r)
 	}
 	got, _ := os.ReadFile(path)
