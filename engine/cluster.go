@@ -111,6 +111,11 @@ func (r OpenReport) Truncations() []ReplicaRecovery {
 // (§12.5, decision 15; OpenReport.Coordination says what it did). clk is the
 // cluster's clock; nil means a manual clock at 0.
 //
+// The events it leaves for TakeEvents follow the same order, causes first:
+// each torn tail that storage recovery cut, then what the replica sets made
+// of the logs (a new leader epoch, a diverged follower), then transaction
+// recovery.
+//
 // If anything fails, the logs opened so far are closed and nothing is left
 // running.
 func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
@@ -167,6 +172,11 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 				}
 				m[b] = l
 				report.Replicas = append(report.Replicas, ReplicaRecovery{TP: p.TP(), Broker: b, Report: rep})
+				if rep.Truncation != nil {
+					// Announced now, before what it causes in the replica
+					// sets below (a new epoch, a diverged follower).
+					c.events.Emit(RecoveryTruncated{TP: p.TP(), Broker: b, Truncation: *rep.Truncation})
+				}
 				if c.brokers[b] == nil {
 					c.brokers[b] = &brokerInfo{id: b, up: true}
 				}
@@ -203,11 +213,6 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		if err := saveMetadata(cfg.DataDir, c.metadataList()); err != nil {
 			closeAll()
 			return nil, report, err
-		}
-	}
-	for _, rr := range report.Replicas {
-		if rr.Report.Truncation != nil {
-			c.events.Emit(RecoveryTruncated{TP: rr.TP, Broker: rr.Broker, Truncation: *rr.Report.Truncation})
 		}
 	}
 	if err := c.openCoordination(&report); err != nil {
