@@ -85,6 +85,7 @@ func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 		}
 		if rs.Leader() == id {
 			ev.Offline = append(ev.Offline, tp)
+			c.leaderDown(tp) // transactions: what the leader's log holds (transactions.go)
 		}
 		lost, err := rs.CrashReplica(id, keepUnflushed)
 		ev.DroppedBytes += lost

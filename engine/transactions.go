@@ -38,6 +38,10 @@ type leaderIndex struct {
 	log    *storage.Log
 	leader int32
 	epoch  int32
+	// leo is the leader log's LEO when the index was last brought up to
+	// date: while the leader is down, the index still describes its whole
+	// log only if leo is the LEO the leader had when it crashed.
+	leo int64
 	// orphans is set when the index was rebuilt for a new leader log and its
 	// open runs have not all been checked against the coordinator yet
 	// (settleOrphans does that; reads never do).
@@ -45,9 +49,12 @@ type leaderIndex struct {
 }
 
 // index returns tp's transaction index, brought up to date with the leader's
-// log. While the leader is down it returns what it last knew (nil if
-// nothing); a log that cannot be read leaves the index unsynced and the
-// error is returned.
+// log. While the leader is down it returns what it knew when the leader
+// crashed (CrashBroker brings the index up to date first, see leaderDown);
+// an index that does not describe the crashed leader's whole log (or none)
+// is returned with the LEADER_NOT_AVAILABLE error, so that nobody mistakes
+// it for the leader's log. A log that cannot be read leaves the index
+// unsynced and the error is returned.
 func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 	rs := l.c.sets[tp]
 	if rs == nil {
@@ -59,6 +66,9 @@ func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 		if li == nil {
 			return nil, err
 		}
+		if li.leader != rs.Leader() || li.epoch != rs.LeaderEpoch() || li.leo != rs.Replica(rs.Leader()).LEO() {
+			return li.idx, err
+		}
 		return li.idx, nil
 	}
 	if li == nil || li.log != lg || li.leader != rs.Leader() || li.epoch != rs.LeaderEpoch() || lg.LEO() < li.idx.NextOffset() {
@@ -66,13 +76,25 @@ func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 		if err := lg.Batches(lg.LogStartOffset(), func(b storage.RawBatch) error { return fresh.idx.Add(b.Meta) }); err != nil {
 			return nil, err
 		}
+		fresh.leo = lg.LEO()
 		l.indexes[tp], li = fresh, fresh
 	} else if lg.LEO() > li.idx.NextOffset() {
 		if err := lg.Batches(li.idx.NextOffset(), func(b storage.RawBatch) error { return li.idx.Add(b.Meta) }); err != nil {
 			return li.idx, err
 		}
 	}
+	li.leo = lg.LEO()
 	return li.idx, nil
+}
+
+// leaderDown is called just before tp's leader crashes: the index is
+// brought up to date with the leader's log, so that while the partition is
+// offline it still says which transactions have a marker there (a commit
+// must not take an offline partition's missing marker for a written one).
+func (c *Cluster) leaderDown(tp TopicPartition) {
+	if c.coord != nil {
+		_, _ = c.coord.txns.index(tp) // a log that cannot be read leaves the index marked stale
+	}
 }
 
 // leaderChanged is called when a partition gets a new leader (a promotion,
@@ -279,8 +301,10 @@ type TxnCompletion struct {
 // completion. When every marker is acknowledged the staged offsets are
 // committed atomically and COMPLETE_COMMIT is journaled. A state error (not
 // ONGOING or PREPARE_COMMIT) changes nothing; a marker that cannot be
-// appended fails the completion at once and leaves the transaction in
-// PREPARE_COMMIT, to be retried.
+// appended (NOT_ENOUGH_REPLICAS, or LEADER_NOT_AVAILABLE when the
+// partition's leader is down) fails the completion at once and leaves the
+// transaction in PREPARE_COMMIT, to be retried: it never completes while a
+// partition it wrote lacks its marker.
 func (c *Cluster) CommitTransaction(id string) (*TxnCompletion, error) {
 	return c.endTransaction(id, record.Commit)
 }
@@ -312,7 +336,11 @@ func (c *Cluster) endTransaction(id string, outcome record.ControlType) (*TxnCom
 // needMarkers keeps the partitions whose leader index shows a run of id
 // that is open, or closed by a marker the HW has not passed yet (written
 // again, so that its acknowledgement covers the first one). A partition
-// whose index cannot be read keeps its marker.
+// whose index cannot be read, or does not describe its crashed leader's
+// log, keeps its marker: its append fails (LEADER_NOT_AVAILABLE while the
+// leader is down) and the transaction stays prepared until a retry once
+// the partition has a leader again, as Kafka's coordinator keeps resending
+// WriteTxnMarkers.
 func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []TopicPartition {
 	var out []TopicPartition
 	for _, tp := range parts {
@@ -476,9 +504,18 @@ func (l *txnLayer) recover() (txn.Recovery, []string, error) {
 type TransactionDescription struct {
 	txn.Description
 	// OpenRuns maps each partition the transaction wrote to the first offset
-	// of its run there that the HW has not seen resolved yet (it holds the
-	// partition's LSO back); partitions with no such run are absent.
+	// of its run there that the HW has not seen resolved by a marker yet
+	// (the leader's transaction index says so; when the leader's log cannot
+	// be seen, an unstable transaction's first offset there): the
+	// partitions that still need a marker. Partitions with no such run are
+	// absent.
 	OpenRuns []PartitionOffset
+	// HoldsLSO maps each partition whose last stable offset the transaction
+	// holds back to the offset it holds it at: its open runs, and, while
+	// the transaction is unstable, every partition it wrote (the
+	// coordinator's view: a partition whose marker is already replicated
+	// stays held until the transaction completes, decision 18).
+	HoldsLSO []PartitionOffset
 }
 
 // PartitionOffset is an offset in a partition.
@@ -517,16 +554,33 @@ func (c *Cluster) DescribeTransaction(id string) (TransactionDescription, error)
 
 func (c *Cluster) describeTxn(d txn.Description) TransactionDescription {
 	out := TransactionDescription{Description: d}
-	for _, tp := range d.Partitions {
-		idx, _ := c.coord.txns.index(tp)
-		if idx == nil {
-			continue
+	first := map[TopicPartition]int64{}
+	if d.State.Unstable() {
+		for _, fo := range d.FirstOffsets {
+			first[fo.Partition] = fo.Offset
 		}
-		for _, r := range idx.UnstableRuns(c.sets[tp].HighWatermark()) {
-			if r.ID == d.ID {
-				out.OpenRuns = append(out.OpenRuns, PartitionOffset{TP: tp, Offset: r.First})
-				break
+	}
+	for _, tp := range d.Partitions {
+		open, isOpen := first[tp]
+		if idx, err := c.coord.txns.index(tp); err == nil {
+			// The leader's log says which runs are unresolved.
+			open, isOpen = 0, false
+			for _, r := range idx.UnstableRuns(c.sets[tp].HighWatermark()) {
+				if r.ID == d.ID {
+					open, isOpen = r.First, true
+					break
+				}
 			}
+		}
+		held, isHeld := first[tp]
+		if isOpen {
+			out.OpenRuns = append(out.OpenRuns, PartitionOffset{TP: tp, Offset: open})
+			if !isHeld || open < held {
+				held, isHeld = open, true
+			}
+		}
+		if isHeld {
+			out.HoldsLSO = append(out.HoldsLSO, PartitionOffset{TP: tp, Offset: held})
 		}
 	}
 	return out

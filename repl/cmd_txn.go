@@ -329,8 +329,8 @@ type txnRow struct {
 	ID         string   `json:"id"`
 	State      string   `json:"state"`
 	Partitions []string `json:"partitions"`
-	// OpenFrom lists, per partition, the first offset of this
-	// transaction's unresolved run: it holds that partition's LSO there.
+	// OpenFrom lists, per partition, the offset where this transaction
+	// holds that partition's LSO (engine.TransactionDescription.HoldsLSO).
 	OpenFrom []string `json:"holds_lso_at"`
 	Staged   []string `json:"staged_offsets"`
 }
@@ -355,7 +355,7 @@ func runTxnList(s *Session, w io.Writer, a *Args) error {
 	res := txnList{Transactions: []txnRow{}}
 	for _, t := range ts {
 		row := txnRow{ID: t.ID, State: t.State.String(), Partitions: tpNames(t.Partitions), OpenFrom: []string{}, Staged: []string{}}
-		for _, o := range t.OpenRuns {
+		for _, o := range t.HoldsLSO {
 			row.OpenFrom = append(row.OpenFrom, fmt.Sprintf("%s@%d", o.TP, o.Offset))
 		}
 		for _, so := range t.StagedOffsets {
