@@ -58,7 +58,7 @@ func (c *Cluster) openCoordination(report *OpenReport) error {
 	if err != nil {
 		return err
 	}
-	layer := &txnLayer{c: c, m: m, indexes: map[TopicPartition]*leaderIndex{}}
+	layer := &txnLayer{c: c, m: m, indexes: map[TopicPartition]*leaderIndex{}, begun: map[string]uint64{}}
 	c.coord = &coordination{offsets: offsets, groups: groups, txns: layer, consumerCount: highestMemberNumber(groups)}
 	c.txns = layer
 	report.Coordination.Journal = jrep

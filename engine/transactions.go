@@ -31,6 +31,10 @@ type txnLayer struct {
 	// opening is set while Open runs recovery, which resolves orphan runs
 	// itself.
 	opening bool
+	// begun counts the BeginTransaction calls per id since the cluster
+	// opened: the instance a completion belongs to (a TxnCompletion of an
+	// earlier instance must not complete a later one).
+	begun map[string]uint64
 }
 
 type leaderIndex struct {
@@ -202,7 +206,11 @@ func (c *Cluster) BeginTransaction(id string) error {
 	if err := c.checkCoordination(); err != nil {
 		return err
 	}
-	return c.coord.txns.m.Begin(id)
+	if err := c.coord.txns.m.Begin(id); err != nil {
+		return err
+	}
+	c.coord.txns.begun[id]++
+	return nil
 }
 
 // TransactionSend appends one record to a topic inside transaction id
@@ -285,13 +293,19 @@ type TransactionResult struct {
 // TxnCompletion is the pending completion of a commit or an abort: it
 // settles once every marker is acknowledged by its ISR (done), when a marker
 // fails (failed: the transaction stays PREPARE_* and the same outcome may be
-// retried, decision 16), or when the cluster crashes (cancelled).
+// retried, decision 16), or when the cluster crashes (cancelled). It belongs
+// to one instance of its transaction id: when an earlier attempt already
+// completed that instance, it settles done without completing anything
+// again (one transaction_completed event per instance), even if its own
+// redundant marker fails; it never completes a later instance of the id.
 type TxnCompletion struct {
 	replication.Promise[TransactionResult]
 	ID      string
 	Outcome record.ControlType
 	// Acks are the markers' acknowledgements, in partition order.
 	Acks []*Ack
+
+	instance uint64 // txnLayer.begun[ID] when the attempt started
 }
 
 // CommitTransaction commits transaction id (§12.3, two-phase): it journals
@@ -362,7 +376,8 @@ func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []TopicPartiti
 // writeMarkers appends id's markers (acks=all) and returns the completion
 // that finishes the transaction once all of them are acknowledged.
 func (c *Cluster) writeMarkers(id string, outcome record.ControlType, parts []TopicPartition) *TxnCompletion {
-	h := &TxnCompletion{Promise: *replication.NewPromise[TransactionResult](c.ids.Next()), ID: id, Outcome: outcome}
+	h := &TxnCompletion{Promise: *replication.NewPromise[TransactionResult](c.ids.Next()), ID: id, Outcome: outcome,
+		instance: c.coord.txns.begun[id]}
 	for _, tp := range parts {
 		ack, err := c.sets[tp].Append(record.NewControlBatch(id, outcome), AcksAll, fmt.Sprintf("txn %s %s marker", id, outcome))
 		if err != nil {
@@ -376,7 +391,13 @@ func (c *Cluster) writeMarkers(id string, outcome record.ControlType, parts []To
 		if h.Settled() {
 			return
 		}
-		res := TransactionResult{ID: id, Markers: parts}
+		res := TransactionResult{ID: id, State: completeState(outcome), Markers: parts}
+		if c.finishedBefore(h) {
+			// An earlier attempt's markers completed this instance: it
+			// completed once, and said so then.
+			h.Resolve(res)
+			return
+		}
 		if err := c.completeTransaction(id, outcome); err != nil {
 			c.failCompletion(h, err)
 			return
@@ -408,19 +429,33 @@ func (c *Cluster) writeMarkers(id string, outcome record.ControlType, parts []To
 	return h
 }
 
-// completeTransaction is the second phase. A transaction already complete
-// with this outcome (an earlier attempt's markers finished first) is fine.
+// completeTransaction is the second phase of the current instance, which
+// is prepared with this outcome (finishedBefore was false).
 func (c *Cluster) completeTransaction(id string, outcome record.ControlType) error {
-	m := c.coord.txns.m
-	st, _ := c.txnState(id)
-	switch {
-	case outcome == record.Commit && st == txn.CompleteCommit, outcome == record.Abort && st == txn.CompleteAbort:
-		return nil
-	case outcome == record.Commit:
-		return m.CompleteCommit(id)
-	default:
-		return m.CompleteAbort(id)
+	if outcome == record.Commit {
+		return c.coord.txns.m.CompleteCommit(id)
 	}
+	return c.coord.txns.m.CompleteAbort(id)
+}
+
+// finishedBefore reports whether h's instance of its transaction is
+// already complete with h's outcome: an earlier attempt's markers completed
+// it, or the id has begun again since (which needs the instance complete,
+// and a prepared instance completes only with the outcome it prepared).
+func (c *Cluster) finishedBefore(h *TxnCompletion) bool {
+	if h.instance != c.coord.txns.begun[h.ID] {
+		return true
+	}
+	st, _ := c.txnState(h.ID)
+	return st == completeState(h.Outcome)
+}
+
+// completeState is COMPLETE_COMMIT or COMPLETE_ABORT.
+func completeState(outcome record.ControlType) txn.State {
+	if outcome == record.Commit {
+		return txn.CompleteCommit
+	}
+	return txn.CompleteAbort
 }
 
 func (c *Cluster) txnState(id string) (txn.State, bool) {
@@ -430,6 +465,17 @@ func (c *Cluster) txnState(id string) (txn.State, bool) {
 
 func (c *Cluster) failCompletion(h *TxnCompletion, err error) {
 	if h.Settled() {
+		return
+	}
+	if c.finishedBefore(h) {
+		// A redundant marker of a retried attempt failed after an earlier
+		// attempt completed the transaction: nothing is left undone, and
+		// "it stays prepared" would not be true.
+		var markers []TopicPartition
+		for _, a := range h.Acks {
+			markers = append(markers, a.TP)
+		}
+		h.Resolve(TransactionResult{ID: h.ID, State: completeState(h.Outcome), Markers: markers})
 		return
 	}
 	st, _ := c.txnState(h.ID)
