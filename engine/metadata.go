@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
@@ -152,44 +153,9 @@ func loadMetadata(dir string) ([]TopicMetadata, error) {
 // saveMetadata replaces dir/metadata.json atomically: write metadata.tmp,
 // fsync it, rename it over metadata.json, fsync the directory.
 func saveMetadata(dir string, topics []TopicMetadata) error {
-	return writeFileAtomic(dir, MetadataTempFile, MetadataFile, EncodeMetadata(topics))
-}
-
-func writeFileAtomic(dir, tmpName, name string, data []byte) error {
-	tmp, path := filepath.Join(dir, tmpName), filepath.Join(dir, name)
-	fail := func(err error) error {
-		os.Remove(tmp)
+	path := filepath.Join(dir, MetadataFile)
+	if err := atomicfile.Replace(path, EncodeMetadata(topics), true); err != nil {
 		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fail(err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "sync %s", dir)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "sync %s", dir)
 	}
 	return nil
 }

@@ -2,14 +2,13 @@ package group
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"unicode/utf8"
 
+	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
@@ -159,40 +158,7 @@ func (s *OffsetStore) write(groups map[string]Offsets) error {
 // replaceFile atomically replaces path with data: write a sibling with the
 // extension swapped to .tmp, fsync it, rename it over path, fsync the
 // directory.
-func replaceFile(path string, data []byte) error {
-	tmp := path[:len(path)-len(filepath.Ext(path))] + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return werr
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	serr := d.Sync()
-	if cerr := d.Close(); serr == nil {
-		serr = cerr
-	}
-	if serr != nil {
-		return fmt.Errorf("sync directory: %w", serr)
-	}
-	return nil
-}
+func replaceFile(path string, data []byte) error { return atomicfile.Replace(path, data, true) }
 
 // validID reports whether an id can be stored: non-empty is checked by the
 // caller; here only that it is valid UTF-8, so JSON can carry it unchanged.

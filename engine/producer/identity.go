@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
@@ -90,29 +91,10 @@ func (s *IdentityStore) Allocate(name string) (Identity, error) {
 }
 
 func (s *IdentityStore) write(ids map[string]Identity) error {
-	tmp := filepath.Join(s.dir, IdentityTempFile)
+	// §4: temp file, fsync, rename; no directory fsync for this file.
 	path := filepath.Join(s.dir, IdentityFile)
-	fail := func(err error) error {
-		os.Remove(tmp)
+	if err := atomicfile.Replace(path, EncodeIdentities(ids), false); err != nil {
 		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
-	}
-	if _, err := f.Write(EncodeIdentities(ids)); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fail(err)
 	}
 	return nil
 }

@@ -1,0 +1,64 @@
+// Package atomicfile replaces small files so that a crash leaves either the
+// old content or the new, never a mix: the data is written to a temporary
+// sibling, fsynced, and renamed over the target; optionally the directory is
+// fsynced too, so the rename itself is durable (spec §4: metadata.json and
+// offsets.json do this, producer-identities.json does not).
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TempName is the temporary sibling used for path: the same name with the
+// extension swapped to .tmp (metadata.json → metadata.tmp).
+func TempName(path string) string {
+	return path[:len(path)-len(filepath.Ext(path))] + ".tmp"
+}
+
+// Replace writes data to TempName(path), fsyncs it, renames it over path
+// and, with syncDir, fsyncs path's directory. On failure the temporary file
+// is removed and path is untouched.
+func Replace(path string, data []byte, syncDir bool) error {
+	tmp := TempName(path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if syncDir {
+		return SyncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+// SyncDir fsyncs a directory, so that entries created, renamed or removed
+// in it are durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
