@@ -11,7 +11,7 @@ var checkCommand = &Command{
 	Args:    "SUBJECT QUANTITY [TP] [key=K] [offset=N] [isolation=read_committed] OP VALUE",
 	Summary: "assert a quantity of the cluster: prints ok, or fails with expected and actual",
 	Detail:  checkDetail(),
-	Chapter: 5,
+	Chapter: 1,
 	Group:   "Views and checks",
 
 	Positional: []Param{{Name: "EXPR", Rest: true}},

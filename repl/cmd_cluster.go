@@ -42,7 +42,7 @@ min.insync.replicas=2. Unnamed knobs take the spec's defaults, brokers
 			Detail: `Producers flush their buffered records, pending acks=all waiters that
 nothing can complete any more fail (REQUEST_TIMED_OUT), every log is
 fsynced and gets a clean-shutdown marker. cluster restart reopens it.`,
-			Chapter: 2,
+			Chapter: 1,
 			Run:     runClusterClose,
 		},
 		{
@@ -105,7 +105,7 @@ var clockCommand = &Command{
 	Summary: "show the manual clock",
 	Detail: `Time moves only when you move it. clock prints the manual clock in
 milliseconds; clock advance moves it and runs what became due.`,
-	Chapter: 6,
+	Chapter: 3,
 	Group:   "Cluster and time",
 	Run:     runClock,
 	Sub: []*Command{

@@ -65,7 +65,7 @@ var offsetsCommand = &Command{
 replica: its LEO (the offset its next record gets), its log start, whether
 it is in the ISR, how many offsets it lags the leader, and the clock time
 of its last fetch. Pending acks=all waiters are listed last.`,
-	Chapter:    5,
+	Chapter:    1,
 	Group:      "Views and checks",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
 	Run:        runOffsets,

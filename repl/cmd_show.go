@@ -30,7 +30,7 @@ aborted transaction, ? a record of a transaction not decided yet (it
 holds the LSO back). Each row ends with its LEO and notes (not in ISR,
 crashed, diverged). A long log is elided in the middle with …, never
 wrapped.`,
-	Chapter:    5,
+	Chapter:    1,
 	Group:      "Views and checks",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
 	Flags:      []Param{{Name: "keys"}},
