@@ -34,10 +34,11 @@ A missing key= is a null key; key="" is the empty key. value= is required
 unless the record is a tombstone (a null value). timestamp=MS sets the
 record's CreateTime (default: the clock), e.g. one in the future.
 
-epoch=N makes the request claim leader epoch N, as a Kafka client's
-produce carries the epoch it learned from metadata: a stale epoch is
-refused with FENCED_LEADER_EPOCH and nothing is appended. With epoch=,
-a keyless record on a topic of several partitions needs partition=.`,
+epoch=N makes the request claim leader epoch N, the way a replica's
+fetch or a consumer's fetch carries the epoch it learned (KIP-320; Kafka's
+produce request itself carries none): a stale epoch is refused with
+FENCED_LEADER_EPOCH and nothing is appended. With epoch=, a keyless
+record on a topic of several partitions needs partition=.`,
 	Chapter:    1,
 	Group:      "Topics and records",
 	Positional: []Param{{Name: "TOPIC", Values: liveTopics}},
