@@ -269,19 +269,30 @@ func selectSegments(l *storage.Log, base int64, given bool) ([]storage.SegmentIn
 	return nil, fmt.Errorf("no segment with base offset %d (segments: %s)", base, strings.Join(bases, ", "))
 }
 
-func runLogIndex(s *Session, w io.Writer, a *Args) error {
+// logSegmentsArg resolves `TP [broker=ID] [segment=active|BASE]`, shared by
+// log index and log dump: the replica's log, its broker, and the segments
+// chosen (all of them without segment=).
+func logSegmentsArg(s *Session, a *Args) (*storage.Log, int32, []storage.SegmentInfo, error) {
 	tp := a.TP(0)
 	base, given := segmentArg(a)
 	if err := a.Err(); err != nil {
-		return err
+		return nil, 0, nil, err
 	}
 	l, b, err := s.replicaLog(a, tp)
 	if err != nil {
-		return err
+		return nil, 0, nil, err
 	}
 	segs, err := selectSegments(l, base, given)
 	if err != nil {
-		return a.usage("%v", err)
+		return nil, 0, nil, a.usage("%v", err)
+	}
+	return l, b, segs, nil
+}
+
+func runLogIndex(s *Session, w io.Writer, a *Args) error {
+	l, b, segs, err := logSegmentsArg(s, a)
+	if err != nil {
+		return err
 	}
 	v := indexView{Broker: b}
 	for _, sg := range segs {

@@ -85,18 +85,9 @@ func dumpSegmentOf(l *storage.Log, sg storage.SegmentInfo) (dumplog.Segment, err
 }
 
 func runLogDump(s *Session, w io.Writer, a *Args) error {
-	tp := a.TP(0)
-	base, given := segmentArg(a)
-	if err := a.Err(); err != nil {
-		return err
-	}
-	l, b, err := s.replicaLog(a, tp)
+	l, b, segs, err := logSegmentsArg(s, a)
 	if err != nil {
 		return err
-	}
-	segs, err := selectSegments(l, base, given)
-	if err != nil {
-		return a.usage("%v", err)
 	}
 	v := dumpView{Broker: b, records: a.Flag("records"), Segments: []dumpSegment{}}
 	for _, sg := range segs {
