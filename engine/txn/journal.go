@@ -129,12 +129,6 @@ func (j *Journal) repair(addNewline bool) error {
 	return err
 }
 
-// Path returns the journal's file path.
-func (j *Journal) Path() string { return j.path }
-
-// Size returns the journal's length in bytes.
-func (j *Journal) Size() int64 { return j.size }
-
 // Append writes e's line, then fsyncs. On failure the file is cut back to
 // its previous length (so a half-written line never precedes later lines)
 // and the error is STORAGE_ERROR.

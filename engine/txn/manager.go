@@ -63,9 +63,6 @@ func Open(path string, offsets OffsetCommitter) (*Manager, JournalRecovery, erro
 // every change was fsynced when it was made.
 func (m *Manager) Close() error { return m.journal.Close() }
 
-// JournalPath returns the journal's path.
-func (m *Manager) JournalPath() string { return m.journal.Path() }
-
 // Begin starts a new instance of transaction id, replacing a completed one.
 // An empty id, an id that is not UTF-8 or longer than 65535 bytes is an
 // argument error; an unstable transaction with this id is the state error
