@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
@@ -63,6 +62,15 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 	}
 	p.First, p.End = first, end
 	cols := pictureColumns(first, end, append(p.marks(), st.LEO))
+	// The leader's batches and each diverged replica's are collected by
+	// the same scan that reads their cells, to mark where they differ.
+	marking := false
+	if st.Online {
+		for _, r := range st.Replicas {
+			marking = marking || (r.Diverged && r.Up && r.Broker != st.Leader)
+		}
+	}
+	frames := map[int32]map[int64][]byte{}
 	for _, r := range st.Replicas {
 		row := pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
 			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}}
@@ -71,7 +79,12 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 			if err != nil {
 				return err
 			}
-			cells, err := readCells(l, cols, a.Flag("keys"))
+			var fr map[int64][]byte
+			if marking && (r.Diverged || r.Broker == st.Leader) {
+				fr = map[int64][]byte{}
+				frames[r.Broker] = fr
+			}
+			cells, err := readCells(l, cols, a.Flag("keys"), fr)
 			if err != nil {
 				return err
 			}
@@ -79,9 +92,7 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		}
 		p.Rows = append(p.Rows, row)
 	}
-	if err := markDifferences(s, tp, st.Leader, st.Online, cols, p.Rows); err != nil {
-		return err
-	}
+	markDifferences(st.Leader, frames, p.Rows)
 	return s.emit(w, p)
 }
 
@@ -89,34 +100,17 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 // not the leader's batch at the same offset (the old leader's records
 // after a promotion, whatever their values): those offsets are not
 // committed on that replica, whatever the HW says, and go at its next
-// truncation.
-func markDifferences(s *Session, tp engine.TopicPartition, leader int32, online bool, cols []int64, rows []pictureRow) error {
-	if !online {
-		return nil
-	}
-	var theirs map[int64][]byte
+// truncation. frames holds, per broker, the batch frame of each offset
+// drawn (readCells), for the leader and every diverged replica; it is
+// empty when no replica needs marking (or the leader is down).
+func markDifferences(leader int32, frames map[int32]map[int64][]byte, rows []pictureRow) {
+	theirs := frames[leader]
 	for i := range rows {
 		r := &rows[i]
 		if !r.Diverged || !r.Up || r.Broker == leader {
 			continue
 		}
-		if theirs == nil {
-			l, err := s.cluster.ReplicaLog(tp, leader)
-			if err != nil {
-				return err
-			}
-			if theirs, err = batchFrames(l, cols); err != nil {
-				return err
-			}
-		}
-		l, err := s.cluster.ReplicaLog(tp, r.Broker)
-		if err != nil {
-			return err
-		}
-		mine, err := batchFrames(l, cols)
-		if err != nil {
-			return err
-		}
+		mine := frames[r.Broker]
 		for j := range r.Cells {
 			c := &r.Cells[j]
 			if lf, ok := theirs[c.Offset]; ok && !bytes.Equal(lf, mine[c.Offset]) {
@@ -124,38 +118,6 @@ func markDifferences(s *Session, tp engine.TopicPartition, leader int32, online 
 			}
 		}
 	}
-	return nil
-}
-
-// batchFrames maps each visible offset a log holds to the frame of the
-// batch that holds it.
-func batchFrames(l *storage.Log, cols []int64) (map[int64][]byte, error) {
-	out := map[int64][]byte{}
-	for i := 0; i < len(cols); {
-		if cols[i] < 0 {
-			i++
-			continue
-		}
-		j := i
-		for j+1 < len(cols) && cols[j+1] == cols[j]+1 {
-			j++
-		}
-		from, to := cols[i], cols[j]+1
-		err := l.Batches(from, func(rb storage.RawBatch) error {
-			if rb.Meta.BaseOffset >= to {
-				return errStopScan
-			}
-			for o := max(from, rb.Meta.BaseOffset); o <= min(to-1, rb.Meta.LastOffset()); o++ {
-				out[o] = rb.Frame
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStopScan) {
-			return nil, err
-		}
-		i = j + 1
-	}
-	return out, nil
 }
 
 var errStopScan = errors.New("stop")
@@ -163,7 +125,9 @@ var errStopScan = errors.New("stop")
 // readCells reads the cells of the visible columns from a replica's log,
 // one scan per run of consecutive columns. Records of a transaction are
 // marked aborted (x) or still open (?) from the markers that follow them.
-func readCells(l *storage.Log, cols []int64, keys bool) ([]cell, error) {
+// When frames is not nil, the same scan maps each drawn offset the log
+// holds to the frame of the batch that holds it (markers included).
+func readCells(l *storage.Log, cols []int64, keys bool, frames map[int64][]byte) ([]cell, error) {
 	var out []cell
 	var txnCells []txnCell
 	for i := 0; i < len(cols); {
@@ -179,6 +143,11 @@ func readCells(l *storage.Log, cols []int64, keys bool) ([]cell, error) {
 		err := l.Batches(from, func(rb storage.RawBatch) error {
 			if rb.Meta.BaseOffset >= to {
 				return errStopScan
+			}
+			if frames != nil {
+				for o := max(from, rb.Meta.BaseOffset); o <= min(to-1, rb.Meta.LastOffset()); o++ {
+					frames[o] = rb.Frame
+				}
 			}
 			if rb.Meta.IsControl() {
 				kind := cellCommit
