@@ -168,15 +168,11 @@ func (h *harness) open(t tb) {
 	h.m.journal.skipSync = h.fast
 	unstable := map[topic.Partition][]Run{}
 	for tp, l := range h.logs {
-		if err := l.idx.Rebuild(func(yield func(record.Meta) error) error {
-			for _, m := range l.metas {
-				if err := yield(m); err != nil {
-					return err
-				}
+		l.idx = NewIndex()
+		for _, m := range l.metas {
+			if err := l.idx.Add(m); err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
 		}
 		if runs := l.idx.UnstableRuns(l.hw); len(runs) > 0 {
 			unstable[tp] = runs

@@ -73,9 +73,6 @@ func NewIndex() *Index {
 	return &Index{runs: map[string][]Run{}, open: map[string]int64{}}
 }
 
-// Reset empties the index (before a rebuild).
-func (x *Index) Reset() { *x = *NewIndex() }
-
 // NextOffset returns the offset after the last batch fed (0 when empty).
 func (x *Index) NextOffset() int64 { return x.next }
 
@@ -107,13 +104,6 @@ func (x *Index) Add(m record.Meta) error {
 		x.runs[id] = append(x.runs[id], Run{ID: id, First: m.BaseOffset, Marker: -1})
 	}
 	return nil
-}
-
-// Rebuild empties the index and feeds it every batch scan yields, in order
-// (for example storage's Log.Batches from the log start).
-func (x *Index) Rebuild(scan func(yield func(record.Meta) error) error) error {
-	x.Reset()
-	return scan(x.Add)
 }
 
 // TruncateTo forgets every batch at or after offset, as the log's own

@@ -119,31 +119,6 @@ func TestIndexRejectsOutOfOrderAndIgnoresStrayMarkers(t *testing.T) {
 	}
 }
 
-// The index rebuilt from the log equals the index fed batch by batch.
-func TestIndexRebuildMatches(t *testing.T) {
-	l := newFakeLog()
-	l.appendTxn(t, "a", "x")
-	l.appendTxn(t, "b", "x")
-	l.appendMarker(t, "a", record.Abort)
-	l.appendTxn(t, "a", "x")
-	l.appendPlain(t, "x")
-	l.appendMarker(t, "b", record.Commit)
-	y := NewIndex()
-	if err := y.Rebuild(func(yield func(record.Meta) error) error {
-		for _, m := range l.metas {
-			if err := yield(m); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(y, l.idx) {
-		t.Fatalf("rebuilt %+v\nfed %+v", y, l.idx)
-	}
-}
-
 func TestStatusNames(t *testing.T) {
 	for s, w := range map[Status]string{NonTransactional: "non_transactional", Undecided: "undecided", Committed: "committed", Aborted: "aborted"} {
 		if s.String() != w {
