@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -42,7 +43,7 @@ func (s *Session) partitionQuantity(a *Args, sp *checkSpec) (quantity, error) {
 	if err != nil {
 		return quantity{}, err
 	}
-	if sp.broker >= 0 && !containsID(replicaList(st), sp.broker) {
+	if sp.broker >= 0 && !slices.Contains(replicaList(st), sp.broker) {
 		return quantity{}, a.usage("broker %d has no replica of %s (replicas: %s)", sp.broker, sp.tp, replicaIDs(st))
 	}
 	switch sp.q.name {

@@ -3,7 +3,6 @@ package repl
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -532,9 +531,6 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-// containsID reports whether ids holds id.
-func containsID(ids []int32, id int32) bool { return slices.Contains(ids, id) }
 
 // configDefault is a knob's default value.
 func configDefault(name string) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -93,12 +94,40 @@ func (p produced) writeText(w io.Writer, _ *style) error {
 		at = fmt.Sprintf("%s-%d@?", p.Topic, p.Partition)
 		note = fmt.Sprintf("acks=0: the producer is not told the offset; the leader stored it at %d", p.LeaderOffset)
 	case p.Pending:
-		note = fmt.Sprintf("acks=all: pending as ack #%d %s", p.AckID, untilReached(p.Waiting, p.LeaderOffset+1))
+		note = "acks=all: " + pendingAs(p.AckID, p.Waiting, p.LeaderOffset+1)
 	default:
 		note = "acks=" + p.Acks
 	}
 	_, err := fmt.Fprintf(w, "%s (%s)\n", at, note)
 	return err
+}
+
+// pendingAs is "pending as ack #2 until ...": a pending acks=all
+// acknowledgement and what it waits for (untilReached).
+func pendingAs(ackID int64, waiting []int32, target int64) string {
+	return fmt.Sprintf("pending as ack #%d %s", ackID, untilReached(waiting, target))
+}
+
+// waitingFor lists the brokers a pending acks=all acknowledgement still
+// waits for: those of the ISR it captured whose LEO is below its target.
+func waitingFor(ack *engine.Ack, replicas []engine.ReplicaState) []int32 {
+	var out []int32
+	for _, r := range replicas {
+		if slices.Contains(ack.Captured, r.Broker) && r.LEO < ack.Target {
+			out = append(out, r.Broker)
+		}
+	}
+	return out
+}
+
+// waitingNow is waitingFor with the ack's partition as it stands now
+// (nobody when the partition cannot be described).
+func (s *Session) waitingNow(ack *engine.Ack) []int32 {
+	st, err := s.cluster.PartitionState(ack.TP)
+	if err != nil {
+		return nil
+	}
+	return waitingFor(ack, st.Replicas)
 }
 
 // untilReached says what a pending acks=all acknowledgement waits for:
@@ -162,14 +191,7 @@ func runProduce(s *Session, w io.Writer, a *Args) error {
 	}
 	switch ack.State() {
 	case engine.Pending:
-		res.Pending = true
-		if st, err := s.cluster.PartitionState(ack.TP); err == nil {
-			for _, r := range st.Replicas {
-				if containsID(ack.Captured, r.Broker) && r.LEO < ack.Target {
-					res.Waiting = append(res.Waiting, r.Broker)
-				}
-			}
-		}
+		res.Pending, res.Waiting = true, s.waitingNow(ack)
 	case engine.Done:
 		if v.OffsetsKnown {
 			off := v.BaseOffset

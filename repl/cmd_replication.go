@@ -247,11 +247,7 @@ func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 			v.PendingAcks = append(v.PendingAcks, pa)
 			continue
 		}
-		for _, r := range st.Replicas {
-			if containsID(ack.Captured, r.Broker) && r.LEO < ack.Target {
-				pa.Waiting = append(pa.Waiting, r.Broker)
-			}
-		}
+		pa.Waiting = append(pa.Waiting, waitingFor(ack, st.Replicas)...)
 		v.PendingAcks = append(v.PendingAcks, pa)
 	}
 	return v

@@ -122,14 +122,7 @@ func runTxnSend(s *Session, w io.Writer, a *Args) error {
 	res := produced{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Acks: "all", AckID: ack.ID(), LeaderOffset: ack.Value().BaseOffset}
 	switch ack.State() {
 	case engine.Pending:
-		res.Pending = true
-		if st, serr := s.cluster.PartitionState(ack.TP); serr == nil {
-			for _, r := range st.Replicas {
-				if containsID(ack.Captured, r.Broker) && r.LEO < ack.Target {
-					res.Waiting = append(res.Waiting, r.Broker)
-				}
-			}
-		}
+		res.Pending, res.Waiting = true, s.waitingNow(ack)
 	case engine.Done:
 		off := ack.Value().BaseOffset
 		res.Offset = &off
@@ -265,7 +258,7 @@ func (t txnEnded) writeText(w io.Writer, _ *style) error {
 	if t.Pending {
 		for _, m := range t.Markers {
 			if m.Pending {
-				fmt.Fprintf(w, "%s-%d marker pending as ack #%d %s\n", m.Topic, m.Partition, m.AckID, untilReached(m.Waiting, m.Offset+1))
+				fmt.Fprintf(w, "%s-%d marker %s\n", m.Topic, m.Partition, pendingAs(m.AckID, m.Waiting, m.Offset+1))
 			}
 		}
 		fmt.Fprintf(w, "transaction %s stays %s until every marker is replicated (replicate)\n", t.ID, t.State)
@@ -304,13 +297,7 @@ func (s *Session) endTxn(w io.Writer, a *Args, commit bool) error {
 	for _, ack := range h.Acks {
 		m := markerInfo{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Offset: ack.Target - 1, AckID: ack.ID(), Pending: ack.State() == engine.Pending}
 		if m.Pending {
-			if st, serr := s.cluster.PartitionState(ack.TP); serr == nil {
-				for _, r := range st.Replicas {
-					if containsID(ack.Captured, r.Broker) && r.LEO < ack.Target {
-						m.Waiting = append(m.Waiting, r.Broker)
-					}
-				}
-			}
+			m.Waiting = s.waitingNow(ack)
 		}
 		res.Markers = append(res.Markers, m)
 	}
