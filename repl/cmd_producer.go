@@ -175,13 +175,6 @@ func (p producerCreated) writeText(w io.Writer, _ *style) error {
 	return err
 }
 
-func ackName(m engine.AckMode) string {
-	if m == engine.AcksAll {
-		return "all"
-	}
-	return m.String()
-}
-
 func runProducerCreate(s *Session, w io.Writer, a *Args) error {
 	opts := producer.DefaultOptions()
 	opts.Name = a.Pos(0)
@@ -207,7 +200,7 @@ func runProducerCreate(s *Session, w io.Writer, a *Args) error {
 	}
 	s.producers = append(s.producers, &namedProducer{name: a.Pos(0), p: p})
 	d := p.Describe()
-	res := producerCreated{Name: a.Pos(0), Acks: ackName(d.Acks), BatchSize: d.BatchSize, LingerMs: d.LingerMs, BufferMax: d.BufferMax,
+	res := producerCreated{Name: a.Pos(0), Acks: d.Acks.String(), BatchSize: d.BatchSize, LingerMs: d.LingerMs, BufferMax: d.BufferMax,
 		Idempotent: d.Idempotent, TransactionalID: txnID}
 	if d.Idempotent {
 		pid, epoch := d.PID, d.Epoch
@@ -368,7 +361,7 @@ func runProducerList(s *Session, w io.Writer, a *Args) error {
 	res := producerList{Producers: []producerInfo{}}
 	for _, np := range s.producers {
 		d := np.p.Describe()
-		info := producerInfo{Name: np.name, Acks: ackName(d.Acks), BatchSize: d.BatchSize, LingerMs: d.LingerMs,
+		info := producerInfo{Name: np.name, Acks: d.Acks.String(), BatchSize: d.BatchSize, LingerMs: d.LingerMs,
 			Idempotent: d.Idempotent, PID: d.PID, Epoch: d.Epoch, Closed: d.Closed, Pending: []futureInfo{}, Sequences: []sequenceRow{}}
 		for _, b := range d.Buffered {
 			info.Buffered += b.Records

@@ -89,7 +89,7 @@ func runProducerRetry(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	d := np.p.Describe()
-	res := retried{Producer: np.name, Topic: last.TP.Topic, Partition: last.TP.Partition, Records: len(futs), acks: ackName(d.Acks), leaderAt: -1}
+	res := retried{Producer: np.name, Topic: last.TP.Topic, Partition: last.TP.Partition, Records: len(futs), acks: d.Acks.String(), leaderAt: -1}
 	if d.Idempotent {
 		pid, epoch, seq := d.PID, d.Epoch, last.BaseSequence
 		res.ProducerID, res.Epoch, res.BaseSequence = &pid, &epoch, &seq

@@ -178,16 +178,10 @@ func runProduce(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	res := produced{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Acks: a.String("acks", "1"), AckID: ack.ID()}
-	if res.Acks == "-1" {
-		res.Acks = "all"
-	}
 	v := ack.Value()
-	res.LeaderOffset = v.BaseOffset
-	if acks == engine.Acks0 {
-		if st, err := s.cluster.PartitionState(ack.TP); err == nil {
-			res.LeaderOffset = st.LEO - 1
-		}
+	res := produced{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Acks: acks.String(), AckID: ack.ID(), LeaderOffset: v.BaseOffset}
+	if acks == engine.Acks0 { // the producer is not told, but the one record is at NextOffset-1
+		res.LeaderOffset = v.NextOffset - 1
 	}
 	switch ack.State() {
 	case engine.Pending:
