@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/record"
 )
 
 // CorruptMode is a kind of damage Corrupt does to a segment file.
@@ -153,18 +152,4 @@ func (l *Log) Corrupt(segmentBase int64, mode CorruptMode, n int) (CorruptReport
 	}
 	rep.SizeAfter = st.Size()
 	return rep, nil
-}
-
-// ScanSegmentFile validates a segment log file as recovery would, without
-// changing it: it returns the valid frames (positions and metadata), the
-// length of the valid prefix, the file size, and reason, the CORRUPT_BATCH
-// error that stopped the scan (nil when the whole file is valid). err is a
-// failure to read the file (STORAGE_ERROR). It backs `minikafka dump-log`.
-func ScanSegmentFile(path string) (frames []record.Scanned, valid int64, size int64, reason error, err error) {
-	data, rerr := os.ReadFile(path)
-	if rerr != nil {
-		return nil, 0, 0, nil, storageErr(rerr, "read segment")
-	}
-	fs, v, why := record.Scan(data, record.DefaultMaxBatchBytes)
-	return fs, int64(v), int64(len(data)), why, nil
 }

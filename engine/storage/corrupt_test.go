@@ -111,18 +111,4 @@ func TestCorruptArguments(t *testing.T) {
 	wantCode(t, err, kerr.InvalidArgument, "")
 }
 
-func TestScanSegmentFile(t *testing.T) {
-	dir := t.TempDir()
-	l, _ := mustOpen(t, dir, opts(0, 1))
-	mustAppend(t, l, values(0, "a"))
-	mustAppend(t, l, values(0, "b"))
-	l.Corrupt(-1, Garbage, 16)
-	frames, valid, size, reason, err := ScanSegmentFile(segPath(dir, 0))
-	if err != nil || len(frames) != 2 || valid != 150 || size != 166 || !kerrIs(reason, kerr.CorruptBatch) {
-		t.Fatalf("scan: %d frames valid %d size %d reason %v err %v", len(frames), valid, size, reason, err)
-	}
-	_, _, _, _, err = ScanSegmentFile(segPath(dir, 99))
-	wantCode(t, err, kerr.StorageError, "")
-}
-
 func kerrIs(err error, c kerr.Code) bool { return kerr.CodeOf(err) == c }
