@@ -196,12 +196,18 @@ func (r committedResult) writeText(w io.Writer, _ *style) error {
 	return err
 }
 
-func runConsumerCommit(s *Session, w io.Writer, a *Args) error {
+// tpOffsets reads the TP=OFFSET pairs of consumer commit and txn offsets
+// (orders-0=5), leaving out the key skip; notTP is the message for a key
+// that is not a partition (%s is the key).
+func tpOffsets(a *Args, skip, notTP string) group.Offsets {
 	offsets := group.Offsets{}
 	for _, p := range a.Pairs() {
+		if p.Key == skip {
+			continue
+		}
 		tp, err := topic.Parse(p.Key)
 		if err != nil {
-			a.fail("%s= is not a partition such as orders-0=5", p.Key)
+			a.fail(notTP, p.Key)
 			break
 		}
 		n, err := parseInt(p.Value, 0, math.MaxInt64)
@@ -211,6 +217,11 @@ func runConsumerCommit(s *Session, w io.Writer, a *Args) error {
 		}
 		offsets[tp] = n
 	}
+	return offsets
+}
+
+func runConsumerCommit(s *Session, w io.Writer, a *Args) error {
+	offsets := tpOffsets(a, "", "%s= is not a partition such as orders-0=5")
 	if err := a.Err(); err != nil {
 		return err
 	}

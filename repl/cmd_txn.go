@@ -156,23 +156,7 @@ func runTxnOffsets(s *Session, w io.Writer, a *Args) error {
 	if group == "" {
 		a.fail("give group=G")
 	}
-	offsets := map[engine.TopicPartition]int64{}
-	for _, p := range a.Pairs() {
-		if p.Key == "group" {
-			continue
-		}
-		tp, err := topic.Parse(p.Key)
-		if err != nil {
-			a.fail("%s= is neither group= nor a partition such as orders-0=5", p.Key)
-			break
-		}
-		n, err := parseInt(p.Value, 0, math.MaxInt64)
-		if err != nil {
-			a.fail("%s: %v", p.Key, err)
-			break
-		}
-		offsets[tp] = n
-	}
+	offsets := tpOffsets(a, "group", "%s= is neither group= nor a partition such as orders-0=5")
 	if len(offsets) == 0 {
 		a.fail("give at least one TP=OFFSET, e.g. orders-0=5")
 	}
