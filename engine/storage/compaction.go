@@ -311,7 +311,8 @@ func (l *Log) writeCompactedSegment(dir string, base int64, frames []keptFrame) 
 	if err := fsync(f); err != nil {
 		return storageErr(err, "fsync compacted segment")
 	}
-	return writeIndexSynced(s.indexPath, base, s.index.entries)
+	s.indexWritten = -1 // no index file yet: syncIndex creates it, even empty
+	return s.syncIndex()
 }
 
 // copyActive copies the active segment's bytes and index into dir, fsynced.
@@ -337,26 +338,8 @@ func (l *Log) copyActive(dir string) error {
 	if err := fsync(f); err != nil {
 		return storageErr(err, "fsync active copy")
 	}
-	return writeIndexSynced(s.indexPath, act.base, act.index.entries)
-}
-
-// writeIndexSynced writes an index file and fsyncs it.
-func writeIndexSynced(path string, base int64, entries []IndexEntry) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return storageErr(err, "write index")
-	}
-	_, err = f.Write(encodeIndex(nil, base, entries))
-	if err == nil {
-		err = fsync(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return storageErr(err, "write index")
-	}
-	return nil
+	s.index.entries, s.indexWritten = act.index.entries, -1
+	return s.syncIndex()
 }
 
 // txnOutcomes classifies the transactional data batches of a log from its
