@@ -239,6 +239,15 @@ type positionEntry struct {
 	Offset    int64  `json:"offset"`
 }
 
+// positionTexts writes positions as TP=OFFSET: orders-0=5.
+func positionTexts(ps []positionEntry) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%s-%d=%d", p.Topic, p.Partition, p.Offset))
+	}
+	return out
+}
+
 type staleMember struct {
 	Name       string   `json:"name"`
 	MemberID   string   `json:"member_id"`
@@ -268,11 +277,17 @@ func (v consumerView) writeText(w io.Writer, _ *style) error {
 	default:
 		fmt.Fprintf(w, "%s (%s) is in group %s generation %d: assigned %s\n", v.Name, v.MemberID, v.Group, *v.Generation, listOrNone(v.Assignment))
 	}
-	for _, st := range v.Stale {
+	writeStale(w, v.Stale)
+	return nil
+}
+
+// writeStale says, for each other member whose local assignment is stale,
+// what it holds and what the group gives it now.
+func writeStale(w io.Writer, stale []staleMember) {
+	for _, st := range stale {
 		fmt.Fprintf(w, "%s (%s) still holds %s from before; the group now gives it %s (consumer refresh %s)\n",
 			st.Name, st.MemberID, listOrNone(st.Local), listOrNone(st.Assignment), st.Name)
 	}
-	return nil
 }
 
 func listOrNone(names []string) string {
@@ -408,11 +423,7 @@ func (l consumerList) writeText(w io.Writer, _ *style) error {
 		if v.Closed {
 			state = "closed"
 		}
-		var pos []string
-		for _, p := range v.Positions {
-			pos = append(pos, fmt.Sprintf("%s-%d=%d", p.Topic, p.Partition, p.Offset))
-		}
-		rows = append(rows, []string{v.Name, v.MemberID, v.Group, gen, strings.Join(v.Assignment, ","), strings.Join(pos, ","), state})
+		rows = append(rows, []string{v.Name, v.MemberID, v.Group, gen, strings.Join(v.Assignment, ","), strings.Join(positionTexts(v.Positions), ","), state})
 	}
 	return renderTable(w, []string{"NAME", "MEMBER-ID", "GROUP", "GENERATION", "ASSIGNMENT", "POSITIONS", "STATE"}, rows)
 }

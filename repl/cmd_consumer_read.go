@@ -28,11 +28,7 @@ func (p polled) writeText(w io.Writer, _ *style) error {
 	for _, l := range p.lines {
 		fmt.Fprintln(w, l)
 	}
-	var pos []string
-	for _, e := range p.Positions {
-		pos = append(pos, fmt.Sprintf("%s-%d=%d", e.Topic, e.Partition, e.Offset))
-	}
-	_, err := fmt.Fprintf(w, "(%s; positions %s)\n", plural(len(p.Records), "record", "records"), listOrNone(pos))
+	_, err := fmt.Fprintf(w, "(%s; positions %s)\n", plural(len(p.Records), "record", "records"), listOrNone(positionTexts(p.Positions)))
 	return err
 }
 
@@ -184,10 +180,7 @@ type committedResult struct {
 }
 
 func (r committedResult) writeText(w io.Writer, _ *style) error {
-	var parts []string
-	for _, e := range r.Offsets {
-		parts = append(parts, fmt.Sprintf("%s-%d=%d", e.Topic, e.Partition, e.Offset))
-	}
+	parts := positionTexts(r.Offsets)
 	if len(parts) == 0 {
 		_, err := fmt.Fprintf(w, "%s has no positions to commit (poll first)\n", r.Consumer)
 		return err
@@ -347,10 +340,7 @@ func (r closedConsumer) writeText(w io.Writer, _ *style) error {
 	} else {
 		fmt.Fprintf(w, "%s closed\n", r.Consumer)
 	}
-	for _, st := range r.Stale {
-		fmt.Fprintf(w, "%s (%s) still holds %s from before; the group now gives it %s (consumer refresh %s)\n",
-			st.Name, st.MemberID, listOrNone(st.Local), listOrNone(st.Assignment), st.Name)
-	}
+	writeStale(w, r.Stale)
 	return nil
 }
 
