@@ -180,12 +180,6 @@ func ParseCommands(name string, src []byte) []Command {
 	return cmds
 }
 
-// Validate asks v about every setup command and check of the exercise before
-// anything runs, and returns each problem as "FILE:LINE: ..." (joined).
-func (e *Exercise) Validate(v Validator) error {
-	return validateCommands(v, e.Setup, e.Checks)
-}
-
 func validateCommands(v Validator, lists ...[]Command) error {
 	var errs []error
 	for _, list := range lists {

@@ -56,20 +56,6 @@ func (r *Result) FirstMismatch() *StepResult {
 	return nil
 }
 
-// Transcript is every command that ran followed by its output, exactly as
-// printed. Two runs of a deterministic lab have byte-identical transcripts.
-func (r *Result) Transcript() string {
-	var b strings.Builder
-	for _, s := range r.Steps {
-		b.WriteString("> " + s.Block.Command + "\n")
-		b.WriteString(s.Output)
-		if s.Output != "" && !strings.HasSuffix(s.Output, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
-}
-
 // Err summarizes a failed run as an error ("FILE:LINE: command" and a
 // unified diff of the first mismatching block, or why the run stopped), or
 // nil when the lab passed.
