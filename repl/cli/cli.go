@@ -70,7 +70,7 @@ func Main(env *Env, args []string) int {
 		if repl := find("repl"); repl != nil {
 			return repl.Run(env, nil)
 		}
-		return usage(env, env.Stdout, 0)
+		return usage(env.Stdout, 0)
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
@@ -80,12 +80,12 @@ func Main(env *Env, args []string) int {
 				return 0
 			}
 		}
-		return usage(env, env.Stdout, 0)
+		return usage(env.Stdout, 0)
 	}
 	c := find(args[0])
 	if c == nil {
 		fmt.Fprintf(env.Stderr, "minikafka: unknown command %q\n\n", args[0])
-		return usage(env, env.Stderr, 2)
+		return usage(env.Stderr, 2)
 	}
 	return c.Run(env, args[1:])
 }
@@ -99,7 +99,7 @@ func find(name string) *Subcommand {
 	return nil
 }
 
-func usage(env *Env, w io.Writer, status int) int {
+func usage(w io.Writer, status int) int {
 	fmt.Fprintln(w, "MiniKafka Lab: learn how Kafka works by running it.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage:")
@@ -112,6 +112,5 @@ func usage(env *Env, w io.Writer, status int) int {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run `minikafka help COMMAND` for one command.")
-	_ = env
 	return status
 }

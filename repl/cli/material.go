@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/labs"
@@ -46,7 +47,7 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 				value = args[i]
 			}
 			a.dir = value
-		case hasValue || !contains(allowed, name):
+		case hasValue || !slices.Contains(allowed, name):
 			return nil, fmt.Errorf("unknown flag %s", arg)
 		case name == "all":
 			a.all = true
@@ -55,15 +56,6 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 		}
 	}
 	return a, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // material opens the teaching material: the embedded content, or the
