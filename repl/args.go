@@ -119,9 +119,6 @@ func (a *Args) suggestKey(k string) string {
 // Err returns the first error an accessor met, or nil.
 func (a *Args) Err() error { return a.err }
 
-// Line returns the command line as typed.
-func (a *Args) Line() string { return a.line }
-
 // Raw returns a Raw command's text after its name, as typed.
 func (a *Args) Raw() string { return a.raw }
 

@@ -130,9 +130,6 @@ func (s *Session) visibleRecords(sp *checkSpec, st engine.PartitionState) (quant
 	return listQ(items), nil
 }
 
-// errStopCheckScan ends a log scan early.
-var errStopCheckScan = errors.New("stop")
-
 // logQuantity reads a quantity of one replica's log on disk.
 func logQuantity(l *storage.Log, sp *checkSpec) (quantity, error) {
 	switch sp.q.name {
@@ -180,11 +177,11 @@ func logQuantity(l *storage.Log, sp *checkSpec) (quantity, error) {
 			found = wordQ(valueToken(b))
 		}
 		if off >= sp.offset {
-			return errStopCheckScan
+			return errStopScan
 		}
 		return nil
 	})
-	if errors.Is(err, errStopCheckScan) {
+	if errors.Is(err, errStopScan) {
 		err = nil
 	}
 	return found, err

@@ -44,7 +44,7 @@ func (s *Session) takeEvents() []event {
 	}
 	s.backlog, s.backlogDropped = nil, 0
 	for _, e := range all {
-		out = append(out, convertEvent(e)...)
+		out = append(out, convertEvent(e))
 	}
 	return out
 }
@@ -75,7 +75,7 @@ func (s *Session) peekEvents() []engine.Event {
 // one-line description, and a JSON object {"kind": ..., fields...}. An
 // acknowledgement or a record future that completed with offsets is also a
 // resolved handle.
-func convertEvent(e engine.Event) []event {
+func convertEvent(e engine.Event) event {
 	obj := object{{"kind", e.Kind()}}
 	if fields, ok := plainJSON(e).(object); ok {
 		obj = append(obj, fields...)
@@ -101,7 +101,7 @@ func convertEvent(e engine.Event) []event {
 			}
 		}
 	}
-	return []event{ev}
+	return ev
 }
 
 // writeEvents prints each event as an indented line.
