@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -267,7 +268,7 @@ func b64(b []byte) *string {
 	if b == nil {
 		return nil
 	}
-	s := plainJSON(b).(string)
+	s := base64.StdEncoding.EncodeToString(b)
 	return &s
 }
 

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"io"
 	"unicode"
@@ -120,6 +121,7 @@ func markDifferences(leader int32, frames map[int32]map[int64][]byte, rows []pic
 	}
 }
 
+// errStopScan ends a log scan (storage.Log.Batches) early.
 var errStopScan = errors.New("stop")
 
 // readCells reads the cells of the visible columns from a replica's log,
@@ -264,14 +266,5 @@ func preview(b []byte) string {
 			return string(b)
 		}
 	}
-	return "0x" + hexPrefix(b)
-}
-
-func hexPrefix(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 8)
-	for _, c := range b[:min(len(b), 4)] {
-		out = append(out, digits[c>>4], digits[c&15])
-	}
-	return string(out)
+	return "0x" + hex.EncodeToString(b[:min(len(b), 4)])
 }

@@ -357,10 +357,4 @@ func markerLines(ms []marker) []string {
 }
 
 // brokerSet renders broker ids as [1 2], as the engine's events do.
-func brokerSet(ids []int32) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprint(id)
-	}
-	return "[" + strings.Join(parts, " ") + "]"
-}
+func brokerSet(ids []int32) string { return "[" + joinIDs(ids, " ") + "]" }
