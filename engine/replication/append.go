@@ -155,11 +155,11 @@ func (rs *ReplicaSet) acknowledgeDuplicate(ack *Ack, dup *ProducerEntry) *Ack {
 }
 
 func (rs *ReplicaSet) checkMinISR(code kerr.Code) error {
-	isr := rs.ISR()
 	min := rs.env.Settings.MinInsyncReplicas
-	if len(isr) >= min {
+	if len(rs.isr) >= min {
 		return nil
 	}
+	isr := rs.ISR()
 	if code == kerr.NotEnoughReplicasAfterAppend {
 		return kerr.New(code, "ISR fell below min.insync.replicas after append: ISR %s has %d, min.insync.replicas=%d", FormatBrokers(isr), len(isr), min)
 	}

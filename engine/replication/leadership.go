@@ -47,7 +47,7 @@ func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 	old := rs.leader
 	rs.leader = broker
 	rs.epoch++
-	for _, b := range sortedCopy(rs.assignment) {
+	for _, b := range rs.byID {
 		if l := rs.replicas[b].log; l != nil {
 			l.SetLeaderEpoch(rs.epoch)
 		}

@@ -80,6 +80,7 @@ type ReplicaSet struct {
 	tp         topic.Partition
 	env        *Env
 	assignment []int32 // metadata order; assignment[0] was the first leader
+	byID       []int32 // the assignment sorted by broker id
 	leader     int32
 	epoch      int32
 	replicas   map[int32]*Replica
@@ -100,7 +101,7 @@ type ReplicaSet struct {
 // persist. logs must hold one open log per assigned broker.
 func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epoch int32, logs map[int32]*storage.Log) (*ReplicaSet, error) {
 	rs := &ReplicaSet{
-		tp: tp, env: env, assignment: append([]int32(nil), assignment...),
+		tp: tp, env: env, assignment: append([]int32(nil), assignment...), byID: sortedCopy(assignment),
 		leader: leader, epoch: epoch,
 		replicas: map[int32]*Replica{}, isr: map[int32]bool{},
 	}
@@ -123,7 +124,7 @@ func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epo
 	// not in the initial ISR and the HW does not cover what it disagrees on.
 	var diverged []int32
 	newEpoch := false
-	for _, b := range sortedCopy(assignment) {
+	for _, b := range rs.byID {
 		if b == leader {
 			continue
 		}
@@ -152,7 +153,7 @@ func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epo
 			rs.epoch = max(rs.epoch, logs[b].LeaderEpoch())
 		}
 		rs.epoch++
-		for _, b := range sortedCopy(assignment) {
+		for _, b := range rs.byID {
 			logs[b].SetLeaderEpoch(rs.epoch)
 		}
 		env.Events.Emit(LeaderChanged{TP: tp, From: leader, To: leader, Epoch: rs.epoch,
@@ -196,8 +197,8 @@ func (rs *ReplicaSet) Online() bool { return rs.replicas[rs.leader].Up() }
 
 // ISR lists the in-sync replicas, sorted.
 func (rs *ReplicaSet) ISR() []int32 {
-	var out []int32
-	for _, b := range sortedCopy(rs.assignment) {
+	out := make([]int32, 0, len(rs.isr))
+	for _, b := range rs.byID {
 		if rs.isr[b] {
 			out = append(out, b)
 		}
@@ -210,8 +211,8 @@ func (rs *ReplicaSet) InISR(broker int32) bool { return rs.isr[broker] }
 
 // Followers lists the non-leader replicas sorted by broker id.
 func (rs *ReplicaSet) Followers() []int32 {
-	var out []int32
-	for _, b := range sortedCopy(rs.assignment) {
+	out := make([]int32, 0, len(rs.byID)-1)
+	for _, b := range rs.byID {
 		if b != rs.leader {
 			out = append(out, b)
 		}
