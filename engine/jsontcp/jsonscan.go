@@ -132,8 +132,7 @@ func describe(raw []byte) string {
 		}
 		return k
 	case "string":
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if s, err := unquote(raw); err == nil {
 			return "string " + quote(s)
 		}
 		return k

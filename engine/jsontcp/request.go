@@ -400,7 +400,8 @@ func (f *fields) acks(name string) (Acks, error) {
 	var spelled string
 	switch kindOf(raw) {
 	case "string":
-		if err := json.Unmarshal(raw, &spelled); err != nil {
+		var err error
+		if spelled, err = unquote(raw); err != nil {
 			return 0, invalid("field '%s': %v", name, err)
 		}
 	case "number":
@@ -438,8 +439,8 @@ func (f *fields) isolation(name string) (Isolation, error) {
 	if kindOf(raw) != "string" {
 		return 0, invalid("field '%s' must be a string, got %s", name, describe(raw))
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := unquote(raw)
+	if err != nil {
 		return 0, invalid("field '%s': %v", name, err)
 	}
 	switch s {
@@ -469,8 +470,8 @@ func (f *fields) strings(name string) ([]string, error) {
 		if kindOf(item) != "string" {
 			return nil, invalid("field '%s' must be an array of strings, got %s at index %d", name, describe(item), i)
 		}
-		var s string
-		if err := json.Unmarshal(item, &s); err != nil {
+		s, err := unquote(item)
+		if err != nil {
 			return nil, invalid("field '%s': %v", name, err)
 		}
 		out = append(out, s)
