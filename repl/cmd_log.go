@@ -127,18 +127,22 @@ then dropped. Keyless records and transaction markers are kept.`,
 	Run:        runCompact,
 }
 
-// replicaLog finds the log of broker=ID (default: the leader) of tp.
-func (s *Session) replicaLog(a *Args, tp engine.TopicPartition) (*storage.Log, int32, error) {
+// replicaBroker reads broker=ID, the replica of tp a command works on
+// (default: the leader).
+func (s *Session) replicaBroker(a *Args, tp engine.TopicPartition) (int32, error) {
 	st, err := s.cluster.PartitionState(tp)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	b := st.Leader
-	if a.Has("broker") {
-		b = a.Broker("broker", b)
-		if err := a.Err(); err != nil {
-			return nil, 0, err
-		}
+	b := a.Broker("broker", st.Leader)
+	return b, a.Err()
+}
+
+// replicaLog finds the log of broker=ID (default: the leader) of tp.
+func (s *Session) replicaLog(a *Args, tp engine.TopicPartition) (*storage.Log, int32, error) {
+	b, err := s.replicaBroker(a, tp)
+	if err != nil {
+		return nil, 0, err
 	}
 	l, err := s.cluster.ReplicaLog(tp, b)
 	return l, b, err
@@ -352,12 +356,8 @@ func runCorrupt(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.cluster.PartitionState(tp)
+	b, err := s.replicaBroker(a, tp)
 	if err != nil {
-		return err
-	}
-	b := a.Broker("broker", st.Leader)
-	if err := a.Err(); err != nil {
 		return err
 	}
 	rep, err := s.cluster.Corrupt(tp, b, base, mode, int(n))
