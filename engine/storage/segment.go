@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
@@ -214,15 +215,10 @@ func fsync(f *os.File) error {
 // syncDir fsyncs a directory so that created, renamed and removed entries
 // are durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return storageErr(err, "open directory")
+	if skipFsync {
+		return nil
 	}
-	err = fsync(d)
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return storageErr(err, "fsync directory")
 	}
 	return nil
