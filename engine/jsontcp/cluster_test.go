@@ -54,11 +54,7 @@ func direct(t *testing.T, s *Server, fn func() error) {
 func TestClusterChapter10OverLoopback(t *testing.T) {
 	s, _ := serveCluster(t, openCluster(t, 1, nil), Options{})
 	c := dialRaw(t, s)
-	for _, step := range []struct{ req, resp string }{
-		{createEvents, `{"ok":true,"topic":"events"}`},
-		{produceHello, `{"ok":true,"partition":0,"offset":0}`},
-		{fetchEvents, `{"ok":true,"records":[{"offset":0,"key_b64":null,"value_b64":"aGVsbG8="}]}`},
-	} {
+	for _, step := range chapter10 {
 		if got := c.call(step.req); got != step.resp {
 			t.Fatalf("%s\n got %s\nwant %s", step.req, got, step.resp)
 		}
@@ -424,11 +420,7 @@ func TestClusterClient(t *testing.T) {
 func TestClusterDispatchKeepsEventsWhenAsked(t *testing.T) {
 	c := openCluster(t, 1, nil)
 	b := &ClusterBackend{Cluster: c, KeepEvents: true}
-	for _, step := range []struct{ req, resp string }{
-		{createEvents, `{"ok":true,"topic":"events"}`},
-		{produceHello, `{"ok":true,"partition":0,"offset":0}`},
-		{fetchEvents, `{"ok":true,"records":[{"offset":0,"key_b64":null,"value_b64":"aGVsbG8="}]}`},
-	} {
+	for _, step := range chapter10 {
 		if got := strings.TrimSuffix(string(Dispatch(b, []byte(step.req))), "\n"); got != step.resp {
 			t.Fatalf("%s\n got %s\nwant %s", step.req, got, step.resp)
 		}

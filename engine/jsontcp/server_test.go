@@ -18,6 +18,14 @@ const (
 	fetchEvents  = `{"operation":"fetch","topic":"events","partition":0,"offset":0}`
 )
 
+// chapter10 is chapter 10's experiment, request by request with its answer:
+// the fake, the engine over a socket and Dispatch must all print these bytes.
+var chapter10 = []struct{ req, resp string }{
+	{createEvents, `{"ok":true,"topic":"events"}`},
+	{produceHello, `{"ok":true,"partition":0,"offset":0}`},
+	{fetchEvents, `{"ok":true,"records":[{"offset":0,"key_b64":null,"value_b64":"aGVsbG8="}]}`},
+}
+
 // Chapter 10's experiment over a real loopback socket, byte for byte.
 func TestServerChapter10OverLoopback(t *testing.T) {
 	s := startServer(t, newFake(), Options{})
@@ -25,11 +33,7 @@ func TestServerChapter10OverLoopback(t *testing.T) {
 		t.Fatalf("address %s", s.Addr())
 	}
 	c := dialRaw(t, s)
-	for _, step := range []struct{ req, resp string }{
-		{createEvents, `{"ok":true,"topic":"events"}`},
-		{produceHello, `{"ok":true,"partition":0,"offset":0}`},
-		{fetchEvents, `{"ok":true,"records":[{"offset":0,"key_b64":null,"value_b64":"aGVsbG8="}]}`},
-	} {
+	for _, step := range chapter10 {
 		if got := c.call(step.req); got != step.resp {
 			t.Fatalf("%s\n got %s\nwant %s", step.req, got, step.resp)
 		}
