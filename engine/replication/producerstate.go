@@ -26,7 +26,9 @@ type ProducerEntry struct {
 // (decision 6, a documented limitation).
 type ProducerStateManager struct {
 	states map[int64]*ProducerEntry // pid -> last accepted batch
-	epochs map[int64]int32          // pid -> highest epoch registered or recorded
+	// epochs maps pid -> highest epoch registered or recorded; every pid in
+	// states is here, with an epoch at least its remembered batch's.
+	epochs map[int64]int32
 }
 
 // NewProducerStateManager returns an empty manager.
@@ -42,9 +44,6 @@ func fenced(pid int64, epoch, current int32) error {
 func (m *ProducerStateManager) CheckEpoch(pid int64, epoch int32) error {
 	if cur, ok := m.epochs[pid]; ok && epoch < cur {
 		return fenced(pid, epoch, cur)
-	}
-	if st, ok := m.states[pid]; ok && epoch < st.Epoch {
-		return fenced(pid, epoch, st.Epoch)
 	}
 	return nil
 }
@@ -74,13 +73,10 @@ func (m *ProducerStateManager) Validate(b *record.Batch) (*ProducerEntry, error)
 	if pid < 0 {
 		return nil, nil
 	}
-	if cur, ok := m.epochs[pid]; ok && b.ProducerEpoch < cur {
-		return nil, fenced(pid, b.ProducerEpoch, cur)
+	if err := m.CheckEpoch(pid, b.ProducerEpoch); err != nil {
+		return nil, err
 	}
 	st, ok := m.states[pid]
-	if ok && b.ProducerEpoch < st.Epoch {
-		return nil, fenced(pid, b.ProducerEpoch, st.Epoch)
-	}
 	last := b.LastSequence()
 	if ok && st.BaseSequence >= 0 && b.ProducerEpoch == st.Epoch &&
 		b.BaseSequence == st.BaseSequence && last == st.LastSequence {
