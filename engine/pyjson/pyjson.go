@@ -4,8 +4,6 @@
 // groups.json, transactions.journal) are then byte-for-byte the same.
 package pyjson
 
-import "strconv"
-
 // AppendString appends s as a JSON string literal the way Python's
 // json.dumps does by default (ensure_ascii): the quote and the backslash are
 // escaped, \b \f \n \r \t use their short forms, every other rune outside
@@ -45,11 +43,8 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// appendUnicodeEscape appends \uXXXX for r < 0x10000, in lowercase hex.
 func appendUnicodeEscape(dst []byte, r rune) []byte {
-	dst = append(dst, '\\', 'u')
-	h := strconv.FormatInt(int64(r), 16)
-	for i := len(h); i < 4; i++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, h...)
+	const hex = "0123456789abcdef"
+	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
