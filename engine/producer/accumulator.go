@@ -112,22 +112,6 @@ func (a *Accumulator) Pop(tp topic.Partition) []Entry {
 	return q.entries
 }
 
-// PartitionBytes is tp's pending estimated bytes.
-func (a *Accumulator) PartitionBytes(tp topic.Partition) int64 {
-	if q := a.queues[tp]; q != nil {
-		return q.bytes
-	}
-	return 0
-}
-
-// FirstEnqueue is when tp's oldest pending record was added (-1 when none).
-func (a *Accumulator) FirstEnqueue(tp topic.Partition) int64 {
-	if q := a.queues[tp]; q != nil {
-		return q.firstEnqueue
-	}
-	return -1
-}
-
 // Bytes is the total pending estimated bytes.
 func (a *Accumulator) Bytes() int64 { return a.total }
 
@@ -140,12 +124,8 @@ func (a *Accumulator) Records() int {
 	return n
 }
 
-// Clear drops everything (a producer crash) and returns what was pending,
-// sorted by partition.
-func (a *Accumulator) Clear() []Entry {
-	var out []Entry
-	for _, tp := range a.Partitions() {
-		out = append(out, a.Pop(tp)...)
-	}
-	return out
+// Clear drops everything (a producer crash).
+func (a *Accumulator) Clear() {
+	clear(a.queues)
+	a.total = 0
 }

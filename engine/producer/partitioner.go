@@ -37,9 +37,6 @@ func (p *Partitioner) Choose(topic string, count int32, key []byte) (int32, erro
 	return p.sticky[topic] % count, nil
 }
 
-// Sticky returns the topic's current sticky partition.
-func (p *Partitioner) Sticky(topic string) int32 { return p.sticky[topic] }
-
 // OnBatchClosed is called after a batch holding at least one keyless record
 // was appended successfully to partition of topic: if that is the sticky
 // partition, the sticky partition moves to the next one.

@@ -109,7 +109,7 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	}
 	if start := leader.LogStartOffset(); r.LEO() < start {
 		from := r.LEO()
-		if err := rs.resetReplica(r, start); err != nil {
+		if err := r.log.ResetTo(start); err != nil { // Kafka's truncateFullyAndStartAt
 			return f, err
 		}
 		ev := FollowerReset{TP: rs.tp, Broker: r.Broker, From: from, To: start}
@@ -182,7 +182,7 @@ func (rs *ReplicaSet) truncateReplica(r *Replica, target int64, reason string) (
 		return nil, nil
 	}
 	if target < r.log.LogStartOffset() {
-		if err := rs.resetReplica(r, target); err != nil {
+		if err := r.log.ResetTo(target); err != nil {
 			return nil, err
 		}
 	} else if err := r.log.TruncateTo(target); err != nil {
@@ -200,11 +200,4 @@ func (rs *ReplicaSet) truncateReplica(r *Replica, target int64, reason string) (
 	ev := ReplicaTruncated{TP: rs.tp, Broker: r.Broker, From: from, To: r.LEO(), Reason: reason}
 	rs.env.Events.Emit(ev)
 	return &ev, nil
-}
-
-// resetReplica replaces a running replica's log with an empty log whose
-// start offset and LEO are start (storage ResetTo, Kafka's
-// truncateFullyAndStartAt).
-func (rs *ReplicaSet) resetReplica(r *Replica, start int64) error {
-	return r.log.ResetTo(start)
 }

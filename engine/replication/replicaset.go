@@ -229,9 +229,6 @@ func (rs *ReplicaSet) LeaderLog() (*storage.Log, error) {
 	return rs.replicas[rs.leader].log, nil
 }
 
-// ProducerStates lists the broker-side producer state (idempotence).
-func (rs *ReplicaSet) ProducerStates() []ProducerEntry { return rs.producers.Entries() }
-
 // RegisterProducerEpoch tells the partition that producer pid now runs with
 // this epoch, fencing older instances (PRODUCER_FENCED on a lower epoch).
 func (rs *ReplicaSet) RegisterProducerEpoch(pid int64, epoch int32) error {
