@@ -57,41 +57,47 @@ func (l *Log) cursorAt(offset int64, chunk int) cursor {
 	return cursor{l: l, seg: i, pos: l.segs[i].index.floor(offset), chunk: chunk}
 }
 
-// next returns the next frame, the segment holding it and its position; a
-// nil frame means the end of the log. A frame the log's own bytes do not
-// hold (damage done while open) is CORRUPT_BATCH.
-func (c *cursor) next() ([]byte, *segment, int64, error) {
+// next returns the next batch, its frame checked by check (record.Inspect,
+// or verifyFrame on the record path); a nil Frame means the end of the
+// log. A frame the log's own bytes do not hold, or that fails check (damage
+// done while open), is CORRUPT_BATCH naming its segment and position.
+func (c *cursor) next(check func(frame []byte, maxPayload int) (record.Meta, error)) (RawBatch, error) {
 	for c.seg < len(c.l.segs) {
 		s := c.l.segs[c.seg]
 		if c.pos >= s.size {
 			c.seg, c.pos, c.win = c.seg+1, 0, nil
 			continue
 		}
+		pos := c.pos
 		hdr, err := c.bytes(s, record.FrameHeaderSize)
 		if err != nil {
-			return nil, nil, 0, err
+			return RawBatch{}, err
 		}
 		total, err := record.FrameLength(hdr, c.l.opts.MaxBatchBytes)
-		if err == nil && c.pos+int64(total) > s.size {
+		if err == nil && pos+int64(total) > s.size {
 			err = kerr.New(kerr.CorruptBatch, "batch length does not match frame")
 		}
 		if err != nil {
-			return nil, nil, 0, c.damaged(s, err)
+			return RawBatch{}, c.damaged(pos, err)
 		}
 		frame, err := c.bytes(s, total)
 		if err != nil {
-			return nil, nil, 0, err
+			return RawBatch{}, err
 		}
-		pos := c.pos
+		m, err := check(frame, c.l.opts.MaxBatchBytes)
+		if err != nil {
+			return RawBatch{}, c.damaged(pos, err)
+		}
 		c.pos += int64(total)
-		return frame, s, pos, nil
+		return RawBatch{Frame: frame, Meta: m, Segment: s.base, Position: pos}, nil
 	}
-	return nil, nil, 0, nil
+	return RawBatch{}, nil
 }
 
-// damaged wraps a validation failure at the cursor's position.
-func (c *cursor) damaged(s *segment, err error) error {
-	return kerr.New(kerr.CorruptBatch, "%s at byte %d: %s", s.logPath, c.pos, kerr.MessageOf(err))
+// damaged wraps a validation failure of the frame at pos in the cursor's
+// segment (the one holding the frame next returned last).
+func (c *cursor) damaged(pos int64, err error) error {
+	return kerr.New(kerr.CorruptBatch, "%s at byte %d: %s", c.l.segs[c.seg].logPath, pos, kerr.MessageOf(err))
 }
 
 // bytes returns n bytes of s at the cursor position, reading a new chunk
@@ -198,26 +204,24 @@ func (l *Log) readBatches(rb *ReadBuffer, offset int64, maxBytes int, end int64)
 	}
 	total := 0
 	for {
-		frame, s, pos, err := c.next()
-		if err != nil || frame == nil {
-			return out, err
-		}
-		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
+		b, err := c.next(record.Inspect)
 		if err != nil {
-			c.pos = pos
-			return nil, c.damaged(s, err)
+			return nil, err
 		}
-		if m.NextOffset() <= offset {
+		if b.Frame == nil {
+			return out, nil
+		}
+		if b.Meta.NextOffset() <= offset {
 			continue
 		}
-		if m.BaseOffset >= vend {
+		if b.Meta.BaseOffset >= vend {
 			return out, nil
 		}
-		if len(out) > 0 && total+m.Size > maxBytes {
+		if len(out) > 0 && total+b.Meta.Size > maxBytes {
 			return out, nil
 		}
-		out = append(out, RawBatch{Frame: frame, Meta: m, Segment: s.base, Position: pos})
-		total += m.Size
+		out = append(out, b)
+		total += b.Meta.Size
 		if total >= maxBytes {
 			return out, nil
 		}
@@ -250,25 +254,22 @@ func (l *Log) Fetch(offset int64, maxRecords int, end int64) ([]LogRecord, error
 	c.reuse = true
 	out := make([]LogRecord, 0, min(int64(maxRecords), vend-offset, 1<<18))
 	for {
-		frame, s, pos, err := c.next()
-		if err != nil || frame == nil {
-			return out, err
-		}
-		m, err := verifyFrame(frame, l.opts.MaxBatchBytes)
+		rb, err := c.next(verifyFrame)
 		if err != nil {
-			c.pos = pos
-			return nil, c.damaged(s, err)
+			return nil, err
 		}
-		if m.NextOffset() <= offset {
+		if rb.Frame == nil {
+			return out, nil
+		}
+		if rb.Meta.NextOffset() <= offset {
 			continue
 		}
-		if m.BaseOffset >= vend {
+		if rb.Meta.BaseOffset >= vend {
 			return out, nil
 		}
 		var done bool
-		if out, done, err = appendRecords(out, frame, m, offset, vend, maxRecords); err != nil {
-			c.pos = pos
-			return nil, c.damaged(s, err)
+		if out, done, err = appendRecords(out, rb.Frame, rb.Meta, offset, vend, maxRecords); err != nil {
+			return nil, c.damaged(rb.Position, err)
 		} else if done {
 			return out, nil
 		}
@@ -285,19 +286,14 @@ func (l *Log) Batches(from int64, fn func(RawBatch) error) error {
 	}
 	c := l.cursorAt(max(from, l.LogStartOffset()), 1<<20)
 	for {
-		frame, s, pos, err := c.next()
-		if err != nil || frame == nil {
+		rb, err := c.next(record.Inspect)
+		if err != nil || rb.Frame == nil {
 			return err
 		}
-		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
-		if err != nil {
-			c.pos = pos
-			return c.damaged(s, err)
-		}
-		if m.NextOffset() <= from {
+		if rb.Meta.NextOffset() <= from {
 			continue
 		}
-		if err := fn(RawBatch{Frame: frame, Meta: m, Segment: s.base, Position: pos}); err != nil {
+		if err := fn(rb); err != nil {
 			return err
 		}
 	}

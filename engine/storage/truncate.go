@@ -53,25 +53,20 @@ func (l *Log) TruncateTo(offset int64) error {
 	var found bool
 	var bBase int64
 	for {
-		frame, s, pos, err := c.next()
+		rb, err := c.next(record.Inspect)
 		if err != nil {
 			return err
 		}
-		if frame == nil {
+		if rb.Frame == nil {
 			break
 		}
-		m, err := record.Inspect(frame, l.opts.MaxBatchBytes)
-		if err != nil {
-			c.pos = pos
-			return c.damaged(s, err)
-		}
-		if m.NextOffset() <= offset {
-			prevNext = m.NextOffset()
+		if rb.Meta.NextOffset() <= offset {
+			prevNext = rb.Meta.NextOffset()
 			continue
 		}
-		found, bBase = true, m.BaseOffset
-		if s == seg {
-			cut = pos
+		found, bBase = true, rb.Meta.BaseOffset
+		if rb.Segment == seg.base {
+			cut = rb.Position
 		}
 		break
 	}
