@@ -2,11 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"hash/crc32"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/storage"
@@ -246,7 +246,7 @@ func (c *Cluster) TransactionSend(id, topicName string, partition int32, r recor
 	case partition == AnyPartition && r.Key == nil:
 		partition = 0
 	case partition == AnyPartition:
-		partition = int32(crc32.ChecksumIEEE(r.Key) % uint32(count))
+		partition = producer.KeyPartition(r.Key, count)
 	case partition < 0 || partition >= count:
 		return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, partition)
 	}
