@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
-
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // produceWorkload appends records as a leader does: encode once, buffered
@@ -24,29 +22,16 @@ func runProduce(dir string, o Options) ([]Figure, error) {
 	var figs []Figure
 	for _, b := range sizes {
 		batch := batchOf(b, o.ValueSize, 0)
-		var n int
-		var size int64
+		n := (o.Records + b - 1) / b * b
 		round := 0
 		elapsed, err := best(o, func() (time.Duration, error) {
 			round++
-			l, _, err := storage.Open(filepath.Join(dir, fmt.Sprintf("b%d-%d", b, round)), storage.Options{SegmentBytes: o.SegmentBytes}, 0)
-			if err != nil {
-				return 0, err
-			}
-			defer l.Crash(true)
-			start := time.Now()
-			for n = 0; n < o.Records; n += b {
-				if _, _, err := l.Append(batch); err != nil {
-					return 0, err
-				}
-			}
-			d := time.Since(start)
-			size = l.SizeBytes()
-			return d, nil
+			return produceToLog(filepath.Join(dir, fmt.Sprintf("b%d-%d", b, round)), o, batch, n)
 		})
 		if err != nil {
 			return nil, err
 		}
+		size := n / b * batch.EncodedSize() // every append stores the same frame
 		figs = append(figs,
 			Figure{Name: fmt.Sprintf("go.produce.b%d.records_per_s", b), Value: perSecond(float64(n), elapsed), Unit: UnitRecordsPerSec},
 			Figure{Name: fmt.Sprintf("go.produce.b%d.log_MBps", b), Value: perSecond(float64(size), elapsed) / 1e6, Unit: UnitMBPerSec},
