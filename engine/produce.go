@@ -71,10 +71,9 @@ func (c *Cluster) AppendBatch(tp TopicPartition, b *record.Batch, acks AckMode) 
 	return c.appendBatch(tp, b, acks, "append")
 }
 
+// appendBatch appends to tp's replica set; the caller has checked the
+// lifecycle.
 func (c *Cluster) appendBatch(tp TopicPartition, b *record.Batch, acks AckMode, source string) (*Ack, error) {
-	if err := c.guard(); err != nil {
-		return nil, err
-	}
 	rs, err := c.replicaSet(tp)
 	if err != nil {
 		return nil, err
@@ -118,11 +117,7 @@ func (p producerPort) AppendBatch(tp TopicPartition, b *record.Batch, acks repli
 	if err := p.c.guardFlush(); err != nil {
 		return nil, err
 	}
-	rs, err := p.c.replicaSet(tp)
-	if err != nil {
-		return nil, err
-	}
-	return rs.Append(b, acks, source)
+	return p.c.appendBatch(tp, b, acks, source)
 }
 
 // NewProducer creates a producer (§8.3, §8.5). Options start from
