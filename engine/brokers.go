@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/replication"
@@ -191,5 +190,3 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
 	return rep, errors.Join(errs...)
 }
-
-func itoa(n int32) string { return strconv.Itoa(int(n)) }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/replication"
@@ -52,13 +53,19 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 		return rep, err
 	}
 	if follower != AllFollowers {
-		b := c.brokers[follower]
-		if b == nil {
-			return rep, kerr.Argument("unknown broker %d", follower)
+		b, err := c.broker(follower)
+		if err != nil {
+			return rep, err
 		}
 		if !b.up {
 			return rep, kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", follower, follower)
 		}
+	}
+	fetch := func(rs *replication.ReplicaSet) (replication.PartitionFetch, error) {
+		if follower == AllFollowers {
+			return rs.FetchFollowers()
+		}
+		return rs.FetchFollower(follower)
 	}
 	if tp != nil {
 		rs, err := c.replicaSet(*tp)
@@ -66,11 +73,7 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 			return rep, err
 		}
 		pr := PartitionReplication{TP: *tp}
-		if follower == AllFollowers {
-			pr.PartitionFetch, err = rs.FetchFollowers()
-		} else {
-			pr.PartitionFetch, err = rs.FetchFollower(follower)
-		}
+		pr.PartitionFetch, err = fetch(rs)
 		if err == nil || pr.Followers != nil {
 			rep.Partitions = append(rep.Partitions, pr)
 		}
@@ -85,16 +88,12 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 			continue
 		}
 		if !rs.Online() {
-			pr.Skipped = "leader " + itoa(rs.Leader()) + " is down"
+			pr.Skipped = fmt.Sprintf("leader %d is down", rs.Leader())
 			rep.Partitions = append(rep.Partitions, pr)
 			continue
 		}
 		var err error
-		if follower == AllFollowers {
-			pr.PartitionFetch, err = rs.FetchFollowers()
-		} else {
-			pr.PartitionFetch, err = rs.FetchFollower(follower)
-		}
+		pr.PartitionFetch, err = fetch(rs)
 		rep.Partitions = append(rep.Partitions, pr)
 		if err != nil {
 			// One partition's failure (a damaged leader segment, a
