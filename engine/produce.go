@@ -20,8 +20,8 @@ func (c *Cluster) Produce(topicName string, partition int32, r record.Record, ac
 	if err := c.guard(); err != nil {
 		return nil, err
 	}
-	if !acks.Valid() {
-		return nil, kerr.Argument("acks must be 0, 1, or all (got %d)", int8(acks))
+	if err := acks.Check(); err != nil {
+		return nil, err
 	}
 	count, err := c.partitionCount(topicName)
 	if err != nil {

@@ -39,8 +39,8 @@ func DefaultOptions() Options {
 // 1 is upgraded to all, 0 is the argument error "idempotent producer requires
 // acks=all". A non-idempotent producer keeps any valid mode.
 func ResolveAcks(acks replication.AckMode, idempotent bool) (replication.AckMode, error) {
-	if !acks.Valid() {
-		return 0, kerr.Argument("acks must be 0, 1, or all (got %d)", int8(acks))
+	if err := acks.Check(); err != nil {
+		return 0, err
 	}
 	if !idempotent {
 		return acks, nil

@@ -36,8 +36,14 @@ func ParseAcks(s string) (AckMode, error) {
 	return 0, kerr.Argument("acks must be 0, 1, or all (got %q)", s)
 }
 
-// Valid reports whether a is one of the three modes.
-func (a AckMode) Valid() bool { return a == Acks0 || a == Acks1 || a == AcksAll }
+// Check returns the argument error "acks must be 0, 1, or all" unless a is
+// one of the three modes.
+func (a AckMode) Check() error {
+	if a != Acks0 && a != Acks1 && a != AcksAll {
+		return kerr.Argument("acks must be 0, 1, or all (got %d)", int8(a))
+	}
+	return nil
+}
 
 // String returns "0", "1" or "all".
 func (a AckMode) String() string {
@@ -50,12 +56,4 @@ func (a AckMode) String() string {
 		return "all"
 	}
 	return "invalid"
-}
-
-// checkAcks returns an argument error for an invalid mode.
-func checkAcks(a AckMode) error {
-	if !a.Valid() {
-		return kerr.Argument("acks must be 0, 1, or all (got %d)", int8(a))
-	}
-	return nil
 }

@@ -78,7 +78,7 @@ func (rs *ReplicaSet) newAck(mode AckMode, source string) *Ack {
 //
 // Any error means nothing was appended.
 func (rs *ReplicaSet) Append(b *record.Batch, acks AckMode, source string) (*Ack, error) {
-	if err := checkAcks(acks); err != nil {
+	if err := acks.Check(); err != nil {
 		return nil, err
 	}
 	if b == nil {
