@@ -62,7 +62,13 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		first = st.LogStart
 	}
 	p.First, p.End = first, end
-	cols := pictureColumns(first, end, append(p.marks(), st.LEO))
+	for _, r := range st.Replicas {
+		p.Rows = append(p.Rows, pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
+			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}})
+	}
+	// The columns are chosen once, with every replica's LEO and log start
+	// among the marks, so the cells read are exactly the columns drawn.
+	p.cols = pictureColumns(first, end, append(p.marks(), st.LEO))
 	// The leader's batches and each diverged replica's are collected by
 	// the same scan that reads their cells, to mark where they differ.
 	marking := false
@@ -72,9 +78,8 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		}
 	}
 	frames := map[int32]map[int64][]byte{}
-	for _, r := range st.Replicas {
-		row := pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
-			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}}
+	for i, r := range st.Replicas {
+		row := &p.Rows[i]
 		if r.Up {
 			l, err := s.cluster.ReplicaLog(tp, r.Broker)
 			if err != nil {
@@ -85,13 +90,12 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 				fr = map[int64][]byte{}
 				frames[r.Broker] = fr
 			}
-			cells, err := readCells(l, cols, a.Flag("keys"), fr)
+			cells, err := readCells(l, p.cols, a.Flag("keys"), fr)
 			if err != nil {
 				return err
 			}
 			row.Cells = cells
 		}
-		p.Rows = append(p.Rows, row)
 	}
 	markDifferences(st.Leader, frames, p.Rows)
 	return s.emit(w, p)

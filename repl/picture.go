@@ -25,6 +25,18 @@ type picture struct {
 	First int64        `json:"first_offset"`
 	End   int64        `json:"end_offset"`
 	Rows  []pictureRow `json:"replicas"`
+	// cols are the offsets drawn (-1 for an elision), chosen once by
+	// runShow; columns computes them when a picture is built by hand.
+	cols []int64
+}
+
+// columns returns the offsets drawn: p.cols, or the elided columns around
+// every mark.
+func (p *picture) columns() []int64 {
+	if p.cols != nil {
+		return p.cols
+	}
+	return pictureColumns(p.First, p.End, p.marks())
 }
 
 // pictureRow is one replica.
@@ -131,7 +143,7 @@ func (p *picture) marks() []int64 {
 
 func (p *picture) writeText(w io.Writer, st *style) error {
 	fmt.Fprintln(w, p.header())
-	cols := pictureColumns(p.First, p.End, p.marks())
+	cols := p.columns()
 	width := 0
 	for _, r := range p.Rows {
 		width = max(width, len(rowLabel(r)))
