@@ -17,6 +17,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/jsontcp"
+	"github.com/minikafka-lab/minikafka/repl"
 )
 
 var serveCommand = &Subcommand{
@@ -68,8 +69,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
-	if f.brokers, err = parseBrokerIDs(*brokers); err != nil {
-		return nil, err
+	if f.brokers, err = repl.ParseBrokerList(*brokers); err != nil {
+		return nil, fmt.Errorf("--brokers: %w", err)
 	}
 	switch {
 	case f.replicateEvery < 0:
@@ -80,18 +81,6 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("--max-frame-bytes must be positive, got %d", f.maxFrameBytes)
 	}
 	return f, nil
-}
-
-func parseBrokerIDs(s string) ([]int32, error) {
-	var ids []int32
-	for _, part := range strings.Split(s, ",") {
-		id, err := strconv.ParseInt(strings.TrimSpace(part), 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("--brokers: %q is not a broker id", part)
-		}
-		ids = append(ids, int32(id))
-	}
-	return ids, nil
 }
 
 // lockedWriter serialises writes from the server's goroutines and this one.
