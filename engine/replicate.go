@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 )
 
@@ -58,7 +57,7 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 			return rep, err
 		}
 		if !b.up {
-			return rep, kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", follower, follower)
+			return rep, replication.BrokerDown(follower)
 		}
 	}
 	fetch := func(rs *replication.ReplicaSet) (replication.PartitionFetch, error) {

@@ -50,9 +50,15 @@ func (rs *ReplicaSet) FetchFollower(broker int32) (PartitionFetch, error) {
 		return PartitionFetch{}, kerr.Argument("broker %d leads %s; only followers fetch", broker, rs.tp)
 	}
 	if !r.Up() {
-		return PartitionFetch{}, kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", broker, broker)
+		return PartitionFetch{}, BrokerDown(broker)
 	}
 	return rs.fetch([]int32{broker})
+}
+
+// BrokerDown is the BROKER_NOT_AVAILABLE error for a crashed broker asked
+// to act as a follower, with the way out.
+func BrokerDown(broker int32) error {
+	return kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", broker, broker)
 }
 
 func (rs *ReplicaSet) fetch(followers []int32) (PartitionFetch, error) {

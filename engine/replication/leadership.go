@@ -90,7 +90,7 @@ func (rs *ReplicaSet) Rejoin(broker int32) error {
 		return kerr.Argument("broker %d leads %s; the leader cannot rejoin", broker, rs.tp)
 	}
 	if !r.Up() {
-		return kerr.New(kerr.BrokerNotAvailable, "broker %d is down; restart it first (broker restart %d)", broker, broker)
+		return BrokerDown(broker)
 	}
 	if _, err := rs.repairDiverged(r); err != nil {
 		return err
