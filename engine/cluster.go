@@ -42,7 +42,6 @@ func (s LifecycleState) String() string {
 }
 
 type brokerInfo struct {
-	id int32
 	up bool
 }
 
@@ -69,12 +68,11 @@ type Cluster struct {
 	sets    map[TopicPartition]*replication.ReplicaSet
 	brokers map[int32]*brokerInfo
 
-	identities    *producer.IdentityStore
-	producers     []*producer.Producer
-	producerCount int
-	partitioner   *producer.Partitioner
-	txns          Transactions
-	coord         *coordination // consumer groups, offsets and transactions (groups.go)
+	identities  *producer.IdentityStore
+	producers   []*producer.Producer
+	partitioner *producer.Partitioner
+	txns        Transactions
+	coord       *coordination // consumer groups, offsets and transactions (groups.go)
 }
 
 // ReplicaRecovery is one replica's recovery at open or restart.
@@ -148,7 +146,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings}
 	c.partitioner = producer.NewPartitioner()
 	for _, b := range cfg.BrokerIDs {
-		c.brokers[b] = &brokerInfo{id: b, up: true}
+		c.brokers[b] = &brokerInfo{up: true}
 	}
 
 	// Step 2: open every replica log with the partition's metadata epoch.
@@ -178,7 +176,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 					c.events.Emit(RecoveryTruncated{TP: p.TP(), Broker: b, Truncation: *rep.Truncation})
 				}
 				if c.brokers[b] == nil {
-					c.brokers[b] = &brokerInfo{id: b, up: true}
+					c.brokers[b] = &brokerInfo{up: true}
 				}
 			}
 		}

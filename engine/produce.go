@@ -142,7 +142,7 @@ func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error)
 		return nil, err
 	}
 	if opts.Name == "" {
-		opts.Name = fmt.Sprintf("producer-%d", c.producerCount+1)
+		opts.Name = fmt.Sprintf("producer-%d", len(c.producers)+1)
 	}
 	var id producer.Identity
 	if opts.Idempotent {
@@ -170,7 +170,6 @@ func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error)
 	if err != nil {
 		return nil, err
 	}
-	c.producerCount++
 	c.producers = append(c.producers, p)
 	return p, nil
 }
