@@ -47,10 +47,10 @@ var errShortRecord = kerr.New(kerr.CorruptBatch, "batch length exceeds available
 // read is complete (max reached, or a record at or past end). frame must
 // have passed verifyFrame (m is its Meta); every field read is still
 // bounds-checked, so a damaged frame is CORRUPT_BATCH, never a panic. The
-// bytes from the first record returned to the end of the batch are copied
-// once into a new buffer (an append-copy, so the memory is not zeroed
-// first), and keys, values and header values point into it: the caller may
-// reuse frame's memory.
+// bytes of the records returned, from the first one's key to the last
+// one's end, are copied once into a new buffer (an append-copy, so the
+// memory is not zeroed first), and keys, values and header values point
+// into it: the caller may reuse frame's memory.
 //
 // The walk follows the MKB1 record layout (see package record): i32 delta,
 // i64 timestamp, i32 key length, i32 value length (-1 = null), u16 header
@@ -61,28 +61,25 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 	payload := frame[record.FrameHeaderSize:]
 	n := len(payload)
 	p := record.PayloadHeaderSize + int(be.Uint16(payload[34:36]))
-	var arena []byte // a copy of payload[arenaStart:]
-	arenaStart := 0
-	// field checks a length-prefixed field of length l at p and moves past it.
-	field := func(l int32) (start int, ok bool) {
+	first := len(out)
+	// The records taken use payload[copyFrom:copyTo]; until copyOut their
+	// fields alias payload.
+	copyFrom, copyTo := -1, 0
+	// field checks a length-prefixed field of length l at p and moves past
+	// it. The slice it returns keeps payload's capacity, which copyOut uses
+	// to find its position.
+	field := func(l int32) ([]byte, bool) {
 		if l < 0 {
-			return -1, l == -1
+			return nil, l == -1
 		}
 		if int(l) > n-p {
-			return 0, false
+			return nil, false
 		}
-		start = p
+		b := payload[p : p+int(l)]
 		p += int(l)
-		return start, true
+		return b, true
 	}
-	slice := func(start int, l int32) []byte {
-		if start < 0 {
-			return nil
-		}
-		a := start - arenaStart
-		return arena[a : a+int(l) : a+int(l)]
-	}
-	for i := 0; i < m.RecordCount; i++ {
+	for i := 0; i < m.RecordCount && !done; i++ {
 		if n-p < record.RecordOverhead {
 			return out, false, errShortRecord
 		}
@@ -94,23 +91,17 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 		p += record.RecordOverhead
 		o := m.BaseOffset + int64(delta)
 		if o >= end {
-			return out, true, nil
-		}
-		keyAt, ok1 := field(keyLen)
-		valAt, ok2 := field(valLen)
-		if !ok1 || !ok2 {
-			return out, false, errShortRecord
+			done = true
+			break
 		}
 		take := o >= from
-		if take && arena == nil {
-			// never nil: empty is not null
-			arenaStart = p
-			if keyAt >= 0 {
-				arenaStart = keyAt
-			} else if valAt >= 0 {
-				arenaStart = valAt
-			}
-			arena = append([]byte{}, payload[arenaStart:]...)
+		if take && copyFrom < 0 {
+			copyFrom = p
+		}
+		key, ok1 := field(keyLen)
+		value, ok2 := field(valLen)
+		if !ok1 || !ok2 {
+			return out, false, errShortRecord
 		}
 		var headers []record.Header
 		if take && hdrCount > 0 {
@@ -124,16 +115,16 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 			if kl > n-p-2 || n-p-2-kl < 4 {
 				return out, false, errShortRecord
 			}
-			key := payload[p+2 : p+2+kl]
+			hk := payload[p+2 : p+2+kl]
 			p += 2 + kl
 			vl := int32(be.Uint32(payload[p:]))
 			p += 4
-			vAt, ok := field(vl)
+			hv, ok := field(vl)
 			if !ok {
 				return out, false, errShortRecord
 			}
 			if take {
-				headers[h] = record.Header{Key: string(key), Value: slice(vAt, vl)}
+				headers[h] = record.Header{Key: string(hk), Value: hv}
 			}
 		}
 		if !take {
@@ -141,13 +132,35 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 		}
 		r := LogRecord{Offset: o}
 		r.TimestampMs = ts
-		r.Key = slice(keyAt, keyLen)
-		r.Value = slice(valAt, valLen)
-		r.Headers = headers
+		r.Key, r.Value, r.Headers = key, value, headers
 		out = append(out, r)
-		if len(out) == max {
-			return out, true, nil
+		copyTo = p
+		done = len(out) == max
+	}
+	if copyFrom >= 0 {
+		copyOut(out[first:], payload, copyFrom, copyTo)
+	}
+	return out, done, nil
+}
+
+// copyOut moves the keys, values and header values of recs, which alias
+// payload[from:to], into one new buffer. A field b sliced from payload at
+// position q keeps payload's capacity, cap(payload) - q, which gives q.
+// The buffer is never nil (empty is not null) and null fields stay nil.
+func copyOut(recs []LogRecord, payload []byte, from, to int) {
+	buf := append([]byte{}, payload[from:to]...)
+	move := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		at := cap(payload) - cap(b) - from
+		return buf[at : at+len(b) : at+len(b)]
+	}
+	for i := range recs {
+		r := &recs[i]
+		r.Key, r.Value = move(r.Key), move(r.Value)
+		for j := range r.Headers {
+			r.Headers[j].Value = move(r.Headers[j].Value)
 		}
 	}
-	return out, false, nil
 }
