@@ -154,7 +154,7 @@ func (l *txnLayer) settleOrphans(tp TopicPartition) {
 // reports whether every marker could be appended (otherwise
 // retryOrphanMarkers tries again).
 func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
-	if rs := l.c.sets[tp]; !rs.Online() || len(rs.ISR()) < l.c.cfg.MinInsyncReplicas {
+	if l.c.sets[tp].CheckWritable(AcksAll) != nil {
 		return len(idx.OpenRuns()) == 0 // a marker would be refused now: say nothing yet
 	}
 	ok := true
@@ -528,7 +528,7 @@ func (l *txnLayer) recover() (txn.Recovery, []string, error) {
 	}
 	for _, o := range rec.Orphans {
 		rs := c.sets[o.Partition]
-		if !rs.Online() || len(rs.ISR()) < c.cfg.MinInsyncReplicas {
+		if rs.CheckWritable(AcksAll) != nil {
 			// Refused now: retryOrphanMarkers appends it once replication
 			// has grown the ISR (no transaction is left to retry it).
 			l.indexes[o.Partition].orphans = true

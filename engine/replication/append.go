@@ -154,6 +154,20 @@ func (rs *ReplicaSet) acknowledgeDuplicate(ack *Ack, dup *ProducerEntry) *Ack {
 	return ack
 }
 
+// CheckWritable returns the error Append would refuse any batch with now,
+// before looking at the batch: LEADER_NOT_AVAILABLE while the leader is
+// down, and for acks=all NOT_ENOUGH_REPLICAS while the ISR is below
+// min.insync.replicas. It changes nothing.
+func (rs *ReplicaSet) CheckWritable(acks AckMode) error {
+	if err := rs.checkOnline(); err != nil {
+		return err
+	}
+	if acks == AcksAll {
+		return rs.checkMinISR(kerr.NotEnoughReplicas)
+	}
+	return nil
+}
+
 func (rs *ReplicaSet) checkMinISR(code kerr.Code) error {
 	min := rs.env.Settings.MinInsyncReplicas
 	if len(rs.isr) >= min {
