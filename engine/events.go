@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/replication"
@@ -56,11 +55,7 @@ func (e BrokerCrashed) String() string {
 		s += ", dropping " + plural(int(e.DroppedBytes), "unflushed byte", "unflushed bytes")
 	}
 	if len(e.Offline) > 0 {
-		names := make([]string, len(e.Offline))
-		for i, tp := range e.Offline {
-			names[i] = tp.String()
-		}
-		s += "; offline until a promotion or a restart: " + strings.Join(names, ", ")
+		s += "; offline until a promotion or a restart: " + tpList(e.Offline)
 	}
 	return s
 }
