@@ -182,7 +182,7 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		}
 		if out.LeaderChanged {
 			c.leaderChanged(tp) // transactions: index the new leader log (transactions.go)
-			if err := c.syncMetadata(tp); err != nil {
+			if err := c.syncMetadata(); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -64,7 +64,7 @@ type Cluster struct {
 	terminal error // set by a failed flush cycle; every guarded call returns it
 	failNext error // one-shot flush failure injector
 
-	topics  map[string]*TopicMetadata
+	topics  map[string]int32 // topic -> partition count; the replica sets hold the rest
 	sets    map[TopicPartition]*replication.ReplicaSet
 	brokers map[int32]*brokerInfo
 
@@ -137,7 +137,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		settings: &replication.Settings{},
 		events:   &replication.EventLog{},
 		ids:      &replication.IDSource{},
-		topics:   map[string]*TopicMetadata{},
+		topics:   map[string]int32{},
 		sets:     map[TopicPartition]*replication.ReplicaSet{},
 		brokers:  map[int32]*brokerInfo{},
 		txns:     noTransactions{},
@@ -190,9 +190,8 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	}
 	newEpochs := false
 	for _, t := range topics {
-		tm := t
-		c.topics[t.Name] = &tm
-		for i, p := range t.Partitions {
+		c.topics[t.Name] = int32(len(t.Partitions))
+		for _, p := range t.Partitions {
 			rs, err := replication.NewReplicaSet(c.env, p.TP(), p.Replicas, p.Leader, p.LeaderEpoch, logs[p.TP()])
 			if err != nil {
 				closeAll()
@@ -202,7 +201,6 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 			if rs.LeaderEpoch() != p.LeaderEpoch {
 				// The leader lost records a follower holds: it starts a new
 				// epoch (replication.NewReplicaSet), saved below.
-				tm.Partitions[i].LeaderEpoch = rs.LeaderEpoch()
 				newEpochs = true
 			}
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 
@@ -98,13 +99,7 @@ func highestMemberNumber(g *group.Coordinator) int {
 }
 
 // topicPartitionCounts is the group coordinator's view of the topics.
-func (c *Cluster) topicPartitionCounts() map[string]int32 {
-	out := make(map[string]int32, len(c.topics))
-	for name, t := range c.topics {
-		out[name] = int32(len(t.Partitions))
-	}
-	return out
-}
+func (c *Cluster) topicPartitionCounts() map[string]int32 { return maps.Clone(c.topics) }
 
 // closeCoordination is Close's step for groups and transactions: every open
 // consumer closes (subscribed ones leave their group), the offset store is

@@ -82,11 +82,11 @@ func (c *Cluster) appendBatch(tp TopicPartition, b *record.Batch, acks AckMode, 
 }
 
 func (c *Cluster) partitionCount(topicName string) (int32, error) {
-	t := c.topics[topicName]
-	if t == nil {
+	n, ok := c.topics[topicName]
+	if !ok {
 		return 0, kerr.New(kerr.UnknownTopic, "%s", topicName)
 	}
-	return int32(len(t.Partitions)), nil
+	return n, nil
 }
 
 // PendingAcks lists every pending acks=all acknowledgement, by id.

@@ -135,7 +135,7 @@ func (c *Cluster) Promote(tp TopicPartition, broker int32) error {
 		return err
 	}
 	c.leaderChanged(tp) // transactions: index the new leader log (transactions.go)
-	return c.syncMetadata(tp)
+	return c.syncMetadata()
 }
 
 // Rejoin brings a follower back after a failover (§10.5): it truncates to

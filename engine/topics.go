@@ -55,7 +55,7 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, e
 	if err := topic.ValidateName(name); err != nil {
 		return TopicMetadata{}, err
 	}
-	if c.topics[name] != nil {
+	if _, ok := c.topics[name]; ok {
 		return TopicMetadata{}, kerr.New(kerr.TopicAlreadyExists, "%s", name)
 	}
 	var live []int32
@@ -125,12 +125,27 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, e
 		}
 		sets[p.TP()] = rs
 	}
-	stored := tm.clone()
-	c.topics[name] = &stored
+	c.topics[name] = int32(len(tm.Partitions))
 	for tp, rs := range sets {
 		c.sets[tp] = rs
 	}
-	return tm.clone(), nil
+	return c.topicMetadata(name), nil
+}
+
+// partitionMetadata describes a partition from its replica set.
+func (c *Cluster) partitionMetadata(tp TopicPartition) PartitionMetadata {
+	rs := c.sets[tp]
+	return PartitionMetadata{Topic: tp.Topic, Partition: tp.Partition, Replicas: rs.Assignment(),
+		Leader: rs.Leader(), LeaderEpoch: rs.LeaderEpoch()}
+}
+
+// topicMetadata describes a topic from its partitions' replica sets.
+func (c *Cluster) topicMetadata(name string) TopicMetadata {
+	tm := TopicMetadata{Name: name, Partitions: make([]PartitionMetadata, c.topics[name])}
+	for p := range tm.Partitions {
+		tm.Partitions[p] = c.partitionMetadata(TopicPartition{Topic: name, Partition: int32(p)})
+	}
+	return tm
 }
 
 // metadataList returns every topic's metadata sorted by name.
@@ -142,7 +157,7 @@ func (c *Cluster) metadataList() []TopicMetadata {
 	sort.Strings(names)
 	out := make([]TopicMetadata, len(names))
 	for i, n := range names {
-		out[i] = c.topics[n].clone()
+		out[i] = c.topicMetadata(n)
 	}
 	return out
 }
@@ -160,11 +175,10 @@ func (c *Cluster) Topic(name string) (TopicMetadata, error) {
 	if err := c.guard(); err != nil {
 		return TopicMetadata{}, err
 	}
-	t := c.topics[name]
-	if t == nil {
+	if _, ok := c.topics[name]; !ok {
 		return TopicMetadata{}, kerr.New(kerr.UnknownTopic, "%s", name)
 	}
-	return t.clone(), nil
+	return c.topicMetadata(name), nil
 }
 
 // PartitionMetadata describes one partition (UNKNOWN_TOPIC,
@@ -176,15 +190,13 @@ func (c *Cluster) PartitionMetadata(tp TopicPartition) (PartitionMetadata, error
 	if _, err := c.replicaSet(tp); err != nil {
 		return PartitionMetadata{}, err
 	}
-	p := c.topics[tp.Topic].Partitions[tp.Partition]
-	p.Replicas = append([]int32(nil), p.Replicas...)
-	return p, nil
+	return c.partitionMetadata(tp), nil
 }
 
 // replicaSet finds a partition's replica set (UNKNOWN_TOPIC,
 // UNKNOWN_PARTITION "{topic}-{p}"). It does not check the lifecycle.
 func (c *Cluster) replicaSet(tp TopicPartition) (*replication.ReplicaSet, error) {
-	if c.topics[tp.Topic] == nil {
+	if _, ok := c.topics[tp.Topic]; !ok {
 		return nil, kerr.New(kerr.UnknownTopic, "%s", tp.Topic)
 	}
 	rs := c.sets[tp]
@@ -194,13 +206,11 @@ func (c *Cluster) replicaSet(tp TopicPartition) (*replication.ReplicaSet, error)
 	return rs, nil
 }
 
-// syncMetadata copies a partition's leader and epoch from its replica set
-// into the metadata and saves metadata.json. A failed save leaves memory and
-// disk disagreeing, so it becomes the cluster's terminal error.
-func (c *Cluster) syncMetadata(tp TopicPartition) error {
-	rs := c.sets[tp]
-	p := &c.topics[tp.Topic].Partitions[tp.Partition]
-	p.Leader, p.LeaderEpoch = rs.Leader(), rs.LeaderEpoch()
+// syncMetadata saves metadata.json after a leader change: every
+// partition's leader and epoch as its replica set has them. A failed save
+// leaves memory and disk disagreeing, so it becomes the cluster's terminal
+// error.
+func (c *Cluster) syncMetadata() error {
 	if err := saveMetadata(c.cfg.DataDir, c.metadataList()); err != nil {
 		return c.fail(err)
 	}

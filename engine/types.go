@@ -115,15 +115,6 @@ func (p PartitionMetadata) TP() TopicPartition {
 	return TopicPartition{Topic: p.Topic, Partition: p.Partition}
 }
 
-func (t TopicMetadata) clone() TopicMetadata {
-	out := TopicMetadata{Name: t.Name, Partitions: make([]PartitionMetadata, len(t.Partitions))}
-	for i, p := range t.Partitions {
-		p.Replicas = append([]int32(nil), p.Replicas...)
-		out.Partitions[i] = p
-	}
-	return out
-}
-
 // PartitionState describes one partition as plain values (see
 // replication.PartitionState).
 type PartitionState = replication.PartitionState
