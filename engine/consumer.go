@@ -451,9 +451,10 @@ func (con *Consumer) String() string {
 // fetch.
 const consumerReadChunk = 1 << 20
 
-// consumerFetch is the consumer's read (§11.1 with decision 19): records of
-// tp from offset, at most budget, below the HW (or the LSO for
-// read_committed, which also skips aborted and open transactions' batches).
+// consumerFetch is the consumer's read (§11.1 with decision 19), and
+// Fetch's for read_committed: records of tp from offset, at most budget,
+// below the HW (or the LSO for read_committed, which also skips aborted and
+// open transactions' batches).
 // It returns the position after what it examined: past every returned
 // record and every skipped batch (markers, hidden transactions), so that
 // control batches never hold a position back. An offset outside [log start,
@@ -477,7 +478,7 @@ func (c *Cluster) consumerFetch(tp TopicPartition, offset int64, budget int, iso
 	if iso == ReadCommitted {
 		end = c.lso(tp, end)
 	}
-	var out []StoredRecord
+	out := []StoredRecord{} // an empty read is an empty list (Fetch returns it)
 	next := offset
 	for next < end && budget > 0 {
 		batches, err := l.ReadBatches(next, consumerReadChunk, end)

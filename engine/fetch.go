@@ -51,17 +51,20 @@ func (c *Cluster) Fetch(tp TopicPartition, offset int64, maxRecords int, iso Iso
 	if maxRecords < 0 {
 		return nil, kerr.Argument("max records cannot be negative (got %d)", maxRecords)
 	}
+	if iso == ReadCommitted {
+		// The consumers' read: below the LSO, without markers or hidden
+		// transactional batches.
+		out, _, err := c.consumerFetch(tp, offset, maxRecords, iso)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	rs, err := c.replicaSet(tp)
 	if err != nil {
 		return nil, err
 	}
-	var recs []storage.LogRecord
-	if iso == ReadCommitted {
-		end := c.lso(tp, rs.HighWatermark())
-		recs, err = rs.Read(offset, maxRecords, end, func(m record.Meta) bool { return c.txns.HideCommitted(tp, m) })
-	} else {
-		recs, err = rs.Read(offset, maxRecords, -1, nil)
-	}
+	recs, err := rs.Read(offset, maxRecords)
 	if err != nil {
 		return nil, err
 	}
