@@ -426,12 +426,13 @@ func (con *Consumer) Close() error {
 	if con.closed {
 		return nil
 	}
-	return con.close(true)
+	return con.close()
 }
 
-func (con *Consumer) close(leave bool) error {
+// close closes the consumer; a group member leaves its group.
+func (con *Consumer) close() error {
 	con.closed = true
-	if leave && con.joined {
+	if con.joined {
 		_, err := con.c.coord.groups.Leave(con.groupID, con.memberID)
 		return err
 	}

@@ -111,7 +111,7 @@ func (c *Cluster) closeCoordination() error {
 	var errs []error
 	for _, con := range c.coord.consumers {
 		if !con.closed {
-			errs = append(errs, con.close(true))
+			errs = append(errs, con.close())
 		}
 	}
 	errs = append(errs, c.coord.offsets.Flush(), c.coord.txns.m.Close())
