@@ -23,9 +23,10 @@ func (c *Cluster) Brokers() ([]BrokerState, error) {
 		return nil, err
 	}
 	var out []BrokerState
+	tps := c.sortedTPs()
 	for _, id := range c.sortedBrokers() {
 		st := BrokerState{ID: id, Up: c.brokers[id].up}
-		for _, tp := range c.sortedTPs() {
+		for _, tp := range tps {
 			rs := c.sets[tp]
 			r := rs.Replica(id)
 			if r == nil {
