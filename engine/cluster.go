@@ -343,17 +343,27 @@ func (c *Cluster) RunFlushCycle() error {
 }
 
 func (c *Cluster) flushLogs() error {
+	for _, l := range c.runningLogs() {
+		if err := l.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runningLogs lists the logs of every running replica, partitions in topic,
+// partition order and replicas in assignment order.
+func (c *Cluster) runningLogs() []*storage.Log {
+	var out []*storage.Log
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
 		for _, b := range rs.Assignment() {
 			if l := rs.Replica(b).Log(); l != nil {
-				if err := l.Flush(); err != nil {
-					return err
-				}
+				out = append(out, l)
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // fail makes err the terminal error (a broken invariant between memory and
@@ -394,15 +404,8 @@ func (c *Cluster) Close() error {
 			"cluster closed before %s's ISR acknowledged the write; the batch stays in the leader log, unacknowledged", tp))
 	}
 	errs := []error{c.closeCoordination()}
-	for _, tp := range c.sortedTPs() {
-		rs := c.sets[tp]
-		for _, b := range rs.Assignment() {
-			if l := rs.Replica(b).Log(); l != nil {
-				if err := l.Close(); err != nil {
-					errs = append(errs, err)
-				}
-			}
-		}
+	for _, l := range c.runningLogs() {
+		errs = append(errs, l.Close())
 	}
 	c.state = Closed
 	return errors.Join(errs...)
@@ -431,15 +434,8 @@ func (c *Cluster) Crash() error {
 		c.sets[tp].CancelPending()
 	}
 	errs := []error{c.crashCoordination()}
-	for _, tp := range c.sortedTPs() {
-		rs := c.sets[tp]
-		for _, b := range rs.Assignment() {
-			if l := rs.Replica(b).Log(); l != nil {
-				if err := l.Crash(true); err != nil {
-					errs = append(errs, err)
-				}
-			}
-		}
+	for _, l := range c.runningLogs() {
+		errs = append(errs, l.Crash(true))
 	}
 	c.state = Closed
 	return errors.Join(errs...)
