@@ -139,11 +139,7 @@ func (f *fixture) values(p engine.TopicPartition, iso engine.Isolation) []string
 	if err != nil {
 		f.t.Fatalf("fetch %s: %v", p, err)
 	}
-	out := []string{}
-	for _, r := range recs {
-		out = append(out, string(r.Value))
-	}
-	return out
+	return valuesOf(recs)
 }
 
 // replicaValues reads every record of one replica's log (all of it, not

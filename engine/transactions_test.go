@@ -3,6 +3,7 @@ package engine_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -148,18 +149,9 @@ func TestT2T3T6PendingUntilReplication(t *testing.T) {
 	}
 	wantStrings(t, "after abort", f.values(p, engine.ReadCommitted), []string{"v"})
 	events := eventKinds(f.c.TakeEvents())
-	if !containsString(events, "transaction_completed") {
+	if !slices.Contains(events, "transaction_completed") {
 		t.Fatalf("events %v", events)
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // T4: the LSO holds back a plain record after open transactional data.
@@ -338,7 +330,7 @@ func TestE5OngoingAbortedAtRestart(t *testing.T) {
 	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"plain"})
 	f.begin("t2")
 	events := eventKinds(f.c.TakeEvents())
-	if !containsString(events, "transaction_recovered") {
+	if !slices.Contains(events, "transaction_recovered") {
 		t.Fatalf("events %v", events)
 	}
 }

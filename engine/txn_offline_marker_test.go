@@ -66,7 +66,7 @@ func checkCommitWaitsForOfflineMarker(t *testing.T, f *fixture) {
 			t.Fatalf("failure event %q", ev)
 		}
 	}
-	if !containsString(kinds, "transaction_failed") || containsString(kinds, "transaction_completed") {
+	if !slices.Contains(kinds, "transaction_failed") || slices.Contains(kinds, "transaction_completed") {
 		t.Fatalf("events %v", kinds)
 	}
 	if st := f.txnState("tx"); st != txn.PrepareCommit {
