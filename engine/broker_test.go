@@ -30,10 +30,10 @@ func TestCrashedFollowerLeavesISRAfterLagTime(t *testing.T) {
 	if st.Replicas[1].Up || !st.Replicas[1].InISR {
 		t.Fatalf("%+v", st.Replicas[1])
 	}
-	f.c.Advance(100)
+	f.advance(100)
 	wantInts(t, "ISR at 100 ms", f.isr(p0), []int32{1, 2})
 	f.c.TakeEvents()
-	f.c.Advance(1)
+	f.advance(1)
 	wantInts(t, "ISR at 101 ms", f.isr(p0), []int32{1})
 	evs := f.c.TakeEvents()
 	wantStrings(t, "events", eventKinds(evs), []string{"isr_shrank", "hw_moved"})

@@ -145,21 +145,15 @@ func TestSessionExpiryInAdvance(t *testing.T) {
 	f.subscribe(a, "orders")
 	f.subscribe(b, "orders")
 	f.c.TakeEvents()
-	if err := f.c.Advance(80); err != nil {
-		t.Fatal(err)
-	}
+	f.advance(80)
 	if err := b.Heartbeat(); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.c.Advance(20); err != nil { // t=100: a's deadline, not past it
-		t.Fatal(err)
-	}
+	f.advance(20) // t=100: a's deadline, not past it
 	if evs := membersExpired(f.c.TakeEvents()); len(evs) != 0 {
 		t.Fatalf("expired at the deadline: %v", evs)
 	}
-	if err := f.c.Advance(1); err != nil {
-		t.Fatal(err)
-	}
+	f.advance(1)
 	evs := membersExpired(f.c.TakeEvents())
 	if len(evs) != 1 || evs[0].Group != "g" || len(evs[0].Members) != 1 || evs[0].Members[0] != "member-1" || evs[0].Generation != 3 {
 		t.Fatalf("events %+v", evs)
@@ -170,9 +164,7 @@ func TestSessionExpiryInAdvance(t *testing.T) {
 	if len(b.Assignment()) != 2 {
 		t.Fatalf("b %v", b.Assignment())
 	}
-	if err := f.c.Advance(81); err != nil {
-		t.Fatal(err)
-	}
+	f.advance(81)
 	d, _ := f.c.DescribeGroup("g")
 	if d.State != group.Empty || d.Generation != 4 {
 		t.Fatalf("after b expired: %+v", d)
@@ -183,9 +175,7 @@ func TestSessionExpiryInAdvance(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.subscribe(b, "orders")
-	if err := f.c.Advance(6); err != nil {
-		t.Fatal(err)
-	}
+	f.advance(6)
 	if evs := membersExpired(f.c.TakeEvents()); len(evs) != 1 {
 		t.Fatalf("with session.timeout.ms=5: %+v", evs)
 	}
@@ -225,9 +215,7 @@ func TestCrashKeepsMembersUntilSessionExpiry(t *testing.T) {
 	if c.MemberID() != "member-3" {
 		t.Fatalf("new consumer took id %s", c.MemberID())
 	}
-	if err := f.c.Advance(101); err != nil {
-		t.Fatal(err)
-	}
+	f.advance(101)
 	if evs := membersExpired(f.c.TakeEvents()); len(evs) != 1 || len(evs[0].Members) != 2 {
 		t.Fatalf("expiry events %+v", evs)
 	}
@@ -298,9 +286,7 @@ func TestFinalAcceptanceF1(t *testing.T) {
 	f.subscribe(first, "orders")
 	wantStrings(t, "poll", valuesOf(f.poll(first, 10)), []string{"created"})
 	f.commit(first)
-	if err := f.c.Advance(11); err != nil {
-		t.Fatal(err)
-	}
+	f.advance(11)
 	if len(membersExpired(f.c.TakeEvents())) == 0 {
 		t.Fatal("nobody expired")
 	}

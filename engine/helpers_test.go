@@ -57,6 +57,14 @@ func (f *fixture) restart() {
 	f.reopen()
 }
 
+// advance moves the manual clock through the cluster and runs what is due.
+func (f *fixture) advance(ms int64) {
+	f.t.Helper()
+	if err := f.c.Advance(ms); err != nil {
+		f.t.Fatalf("advance %d: %v", ms, err)
+	}
+}
+
 func (f *fixture) topic(name string, partitions, rf int) {
 	f.t.Helper()
 	if _, err := f.c.CreateTopic(name, partitions, rf); err != nil {

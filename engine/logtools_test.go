@@ -18,7 +18,7 @@ func TestRetentionThenFollowerReset(t *testing.T) {
 	for _, v := range []string{"a", "b", "c"} {
 		f.append(p0, batchOf(v), engine.Acks1)
 	}
-	f.c.Advance(1000)
+	f.advance(1000)
 	f.c.TakeEvents()
 	out, err := f.c.ApplyRetention(p0, 1, 10, -1)
 	if err != nil || len(out) != 1 || len(out[0].Deleted) != 2 || out[0].LogStart != 2 {

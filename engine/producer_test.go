@@ -34,12 +34,12 @@ func TestLingerFlushPR1(t *testing.T) {
 	if a.Settled() {
 		t.Fatal("the first send completed before linger.ms")
 	}
-	f.c.Advance(9)
+	f.advance(9)
 	if a.Settled() {
 		t.Fatal("flushed after 9 of 10 ms")
 	}
 	f.c.TakeEvents()
-	f.c.Advance(1)
+	f.advance(1)
 	if a.Value().BaseOffset != 0 || a.Value().Offset != 0 || b.Value().Offset != 1 || batchCount(t, f, tp("t", 0)) != 1 {
 		t.Fatalf("a %+v b %+v", a.Value(), b.Value())
 	}

@@ -117,9 +117,9 @@ func TestTimeLagRP7(t *testing.T) {
 	f := open(t, two, func(c *engine.Config) { c.ReplicaLagTimeMaxMs = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
-	f.c.Advance(100)
+	f.advance(100)
 	wantInts(t, "ISR at 100 ms", f.isr(p0), []int32{1, 2})
-	f.c.Advance(1)
+	f.advance(1)
 	wantInts(t, "ISR at 101 ms", f.isr(p0), []int32{1})
 }
 
@@ -545,9 +545,9 @@ func TestAcksAllWaitsForHWWhenTheISRGrows(t *testing.T) {
 	f.topic("t", 1, 3)
 	p0 := tp("t", 0)
 	f.c.CrashBroker(3, true)
-	f.c.Advance(60)
+	f.advance(60)
 	f.c.Replicate(&p0, 2)
-	f.c.Advance(41)
+	f.advance(41)
 	wantInts(t, "ISR", f.isr(p0), []int32{1, 2})
 	f.append(p0, batchOf("a"), engine.Acks1)
 	f.append(p0, batchOf("b"), engine.Acks1)
