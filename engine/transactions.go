@@ -167,13 +167,19 @@ func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
 		if first, wrote := e.FirstOffsets[tp]; known && e.State == txn.CompleteCommit && wrote && first == r.First {
 			outcome = record.Commit
 		}
-		l.c.events.Emit(TransactionRecovered{ID: r.ID, Orphan: true, OrphanOutcome: outcome, Markers: []TopicPartition{tp}})
-		if _, err := l.c.sets[tp].Append(record.NewControlBatch(r.ID, outcome), AcksAll,
-			fmt.Sprintf("txn %s %s marker (new leader)", r.ID, outcome)); err != nil {
+		if err := l.writeOrphanMarker(tp, r.ID, outcome, "new leader"); err != nil {
 			ok = false
 		}
 	}
 	return ok
+}
+
+// writeOrphanMarker announces and appends (acks=all) the marker that
+// closes an orphan run of id in tp; why labels the append in the trace.
+func (l *txnLayer) writeOrphanMarker(tp TopicPartition, id string, outcome record.ControlType, why string) error {
+	l.c.events.Emit(TransactionRecovered{ID: id, Orphan: true, OrphanOutcome: outcome, Markers: []TopicPartition{tp}})
+	_, err := l.c.sets[tp].Append(record.NewControlBatch(id, outcome), AcksAll, fmt.Sprintf("txn %s %s marker (%s)", id, outcome, why))
+	return err
 }
 
 // LastStableOffset is min(HW, the first offset of every unstable
@@ -536,9 +542,7 @@ func (l *txnLayer) recover() (txn.Recovery, []string, error) {
 				o.Outcome, o.ID, o.Partition, replication.FormatBrokers(rs.ISR()), c.cfg.MinInsyncReplicas))
 			continue
 		}
-		c.events.Emit(TransactionRecovered{ID: o.ID, Orphan: true, OrphanOutcome: o.Outcome, Markers: []TopicPartition{o.Partition}})
-		if _, err := rs.Append(record.NewControlBatch(o.ID, o.Outcome), AcksAll,
-			fmt.Sprintf("txn %s %s marker (recovery)", o.ID, o.Outcome)); err != nil {
+		if err := l.writeOrphanMarker(o.Partition, o.ID, o.Outcome, "recovery"); err != nil {
 			l.indexes[o.Partition].orphans = true
 			problems = append(problems, fmt.Sprintf("%s marker for %s in %s: %v", o.Outcome, o.ID, o.Partition, err))
 		}
