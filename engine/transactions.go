@@ -369,14 +369,22 @@ func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []TopicPartiti
 			out = append(out, tp)
 			continue
 		}
-		for _, r := range idx.UnstableRuns(l.c.sets[tp].HighWatermark()) {
-			if r.ID == id {
-				out = append(out, tp)
-				break
-			}
+		if _, ok := l.unstableRun(idx, tp, id); ok {
+			out = append(out, tp)
 		}
 	}
 	return out
+}
+
+// unstableRun returns the first offset of id's run in tp's leader index
+// that is open, or closed by a marker the HW has not passed yet.
+func (l *txnLayer) unstableRun(idx *txn.Index, tp TopicPartition, id string) (int64, bool) {
+	for _, r := range idx.UnstableRuns(l.c.sets[tp].HighWatermark()) {
+		if r.ID == id {
+			return r.First, true
+		}
+	}
+	return 0, false
 }
 
 // writeMarkers appends id's markers (acks=all) and returns the completion
@@ -614,13 +622,7 @@ func (c *Cluster) describeTxn(d txn.Description) TransactionDescription {
 		open, isOpen := first[tp]
 		if idx, err := c.coord.txns.index(tp); err == nil {
 			// The leader's log says which runs are unresolved.
-			open, isOpen = 0, false
-			for _, r := range idx.UnstableRuns(c.sets[tp].HighWatermark()) {
-				if r.ID == d.ID {
-					open, isOpen = r.First, true
-					break
-				}
-			}
+			open, isOpen = c.coord.txns.unstableRun(idx, tp, d.ID)
 		}
 		held, isHeld := first[tp]
 		if isOpen {
