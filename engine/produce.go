@@ -125,8 +125,9 @@ func (p producerPort) AppendBatch(tp TopicPartition, b *record.Batch, acks repli
 // every producer this cluster instance created. An idempotent producer gets
 // its identity from producer-identities.json (a new name: a new PID, epoch 0;
 // a known name: the same PID, epoch + 1) and the epoch is registered on every
-// existing partition, which fences an older instance of the same name;
-// identity store failures are STORAGE_ERROR (decision 29). Acks 1 is upgraded
+// existing partition, which fences an older instance of the same name; a
+// name whose epoch is already 2^31-1 is ILLEGAL_STATE, and identity store
+// failures are STORAGE_ERROR (decision 29). Acks 1 is upgraded
 // to all for idempotent producers and acks 0 is an argument error
 // (decision 4).
 func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error) {
@@ -146,11 +147,9 @@ func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error)
 	}
 	var id producer.Identity
 	if opts.Idempotent {
-		next, ok := c.identities.Get(opts.Name)
-		if ok {
-			next.Epoch++
-		} else {
-			next = producer.Identity{PID: int64(c.identities.Len()) + 1}
+		next, err := c.identities.Next(opts.Name)
+		if err != nil {
+			return nil, err
 		}
 		for _, tp := range c.sortedTPs() {
 			if err := c.sets[tp].CheckProducerEpoch(next.PID, next.Epoch); err != nil {

@@ -2,6 +2,9 @@ package engine_test
 
 import (
 	"errors"
+	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -187,6 +190,40 @@ func TestNamedProducerFencesPR9(t *testing.T) {
 	wantCode(t, fut.Err(), kerr.ProducerFenced, "epoch 0 is fenced by 1")
 	if f.leo(tp("t", 0), 1) != 0 {
 		t.Fatal("the fenced producer wrote")
+	}
+}
+
+// §8.5.1: a name whose epoch is 2^31-1 cannot get another instance. The
+// refusal is the store's ILLEGAL_STATE, not a PRODUCER_FENCED from a wrapped
+// epoch, and the running instance stays unfenced.
+func TestProducerEpochExhausted(t *testing.T) {
+	f := open(t, []int32{1}, nil)
+	f.topic("t", 1, 1)
+	if err := f.c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(f.cfg.DataDir, producer.IdentityFile)
+	if err := os.WriteFile(path, []byte(`{"writer": [1, 2147483646]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.reopen()
+	last := f.producer(func(o *producer.Options) { o.Name, o.Idempotent, o.BatchSize = "writer", true, 1 })
+	if last.Identity() != (producer.Identity{PID: 1, Epoch: math.MaxInt32}) {
+		t.Fatalf("identity %+v", last.Identity())
+	}
+	opts := producer.DefaultOptions()
+	opts.Name, opts.Idempotent = "writer", true
+	_, err := f.c.NewProducer(opts)
+	wantCode(t, err, kerr.IllegalState, `producer "writer" has exhausted its epochs`)
+	if len(f.c.Producers()) != 1 {
+		t.Fatal("a refused producer was registered")
+	}
+	if data, _ := os.ReadFile(path); string(data) != `{"writer": [1, 2147483647]}` {
+		t.Fatalf("identity file %s", data)
+	}
+	fut := f.send(last, "t", 0, rec("x"))
+	if fut.Err() != nil || f.leo(tp("t", 0), 1) != 1 {
+		t.Fatalf("the running instance could not write: %v", fut.Err())
 	}
 }
 

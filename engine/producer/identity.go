@@ -66,17 +66,26 @@ func (s *IdentityStore) Get(name string) (Identity, bool) {
 // Len is the number of names stored.
 func (s *IdentityStore) Len() int { return len(s.ids) }
 
-// Allocate returns the next identity for name and persists it. On a write
-// failure (STORAGE_ERROR) nothing changes in memory.
-func (s *IdentityStore) Allocate(name string) (Identity, error) {
+// Next returns the identity Allocate would give name, or the error it would
+// return when name has exhausted its epochs, without changing anything.
+func (s *IdentityStore) Next(name string) (Identity, error) {
 	id, ok := s.ids[name]
-	if ok {
-		if id.Epoch == math.MaxInt32 {
-			return Identity{}, kerr.State("producer %q has exhausted its epochs", name)
-		}
-		id.Epoch++
-	} else {
-		id = Identity{PID: int64(len(s.ids)) + 1}
+	if !ok {
+		return Identity{PID: int64(len(s.ids)) + 1}, nil
+	}
+	if id.Epoch == math.MaxInt32 {
+		return Identity{}, kerr.State("producer %q has exhausted its epochs", name)
+	}
+	id.Epoch++
+	return id, nil
+}
+
+// Allocate returns the next identity for name (see Next) and persists it. On
+// a write failure (STORAGE_ERROR) nothing changes in memory.
+func (s *IdentityStore) Allocate(name string) (Identity, error) {
+	id, err := s.Next(name)
+	if err != nil {
+		return Identity{}, err
 	}
 	next := make(map[string]Identity, len(s.ids)+1)
 	for k, v := range s.ids {

@@ -48,6 +48,39 @@ func TestIdentityStoreAllocation(t *testing.T) {
 	}
 }
 
+// Next predicts Allocate without changing anything, including the refusal
+// of a name whose epoch is exhausted.
+func TestIdentityStoreNext(t *testing.T) {
+	dir := t.TempDir()
+	seed := `{"a": [1, 2147483647], "b": [2, 3]}`
+	if err := os.WriteFile(filepath.Join(dir, IdentityFile), []byte(seed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenIdentityStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want Identity
+	}{{"b", Identity{2, 4}}, {"c", Identity{3, 0}}} {
+		if got, err := s.Next(c.name); err != nil || got != c.want {
+			t.Fatalf("next %s = %+v %v, want %+v", c.name, got, err, c.want)
+		}
+	}
+	if s.Len() != 2 {
+		t.Fatal("Next changed the store")
+	}
+	_, nextErr := s.Next("a")
+	_, allocErr := s.Allocate("a")
+	if !errors.Is(nextErr, kerr.IllegalState) || !errors.Is(allocErr, kerr.IllegalState) || nextErr.Error() != allocErr.Error() {
+		t.Fatalf("exhausted epoch: next %v, allocate %v", nextErr, allocErr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, IdentityFile)); string(data) != seed {
+		t.Fatalf("a refused allocation rewrote the file: %s", data)
+	}
+}
+
 func TestIdentityEncodeExample(t *testing.T) {
 	got := string(EncodeIdentities(map[string]Identity{"w": {5, 1}, "producer-1": {1, 0}}))
 	if got != `{"producer-1": [1, 0], "w": [5, 1]}` {
