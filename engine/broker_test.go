@@ -304,3 +304,49 @@ func TestLeaderRestartBelowHWElectsAnInSyncReplica(t *testing.T) {
 		t.Fatalf("metadata %+v", pm)
 	}
 }
+
+// A restart that gives several partitions a new leader epoch saves
+// metadata.json once with all of them; a failed save is one STORAGE_ERROR
+// in the restart's result, not one per partition.
+func TestRestartSavesMetadataOnce(t *testing.T) {
+	f := open(t, []int32{1}, nil)
+	f.topic("t", 2, 1)
+	if err := f.c.CrashBroker(1, true); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.c.RestartBroker(1)
+	if err != nil || len(rep.Replicas) != 2 || !rep.Replicas[0].LeaderChanged || !rep.Replicas[1].LeaderChanged {
+		t.Fatalf("restart %+v: %v", rep, err)
+	}
+	topics, err := f.c.Topics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(f.cfg.DataDir, engine.MetadataFile))
+	if err != nil || string(data) != string(engine.EncodeMetadata(topics)) {
+		t.Fatalf("metadata.json %s: %v", data, err)
+	}
+	f.restart()
+	for _, p := range []engine.TopicPartition{tp("t", 0), tp("t", 1)} {
+		if pm, _ := f.c.PartitionMetadata(p); pm.LeaderEpoch != 1 {
+			t.Fatalf("%s reopened with %+v", p, pm)
+		}
+	}
+
+	if err := f.c.CrashBroker(1, true); err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(f.cfg.DataDir, engine.MetadataTempFile)
+	if err := os.Mkdir(blocker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(blocker)
+	rep, err = f.c.RestartBroker(1)
+	wantCode(t, err, kerr.StorageError, "metadata.json")
+	if len(rep.Replicas) != 2 || !rep.Replicas[0].LeaderChanged || !rep.Replicas[1].LeaderChanged {
+		t.Fatalf("restart %+v", rep)
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); !ok || len(joined.Unwrap()) != 1 {
+		t.Fatalf("want one error, got %v", err)
+	}
+}

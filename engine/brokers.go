@@ -170,6 +170,7 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	b.up = true
 	// Announced before what each replica does on its way back.
 	pos := c.events.Emit(BrokerRestarted{Broker: id})
+	newLeaders := false
 	for _, r := range logs {
 		tp, rs := r.tp, c.sets[r.tp]
 		if r.recovery.Truncation != nil {
@@ -182,10 +183,14 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 			continue
 		}
 		if out.LeaderChanged {
+			newLeaders = true
 			c.leaderChanged(tp) // transactions: index the new leader log (transactions.go)
-			if err := c.syncMetadata(); err != nil {
-				errs = append(errs, err)
-			}
+		}
+	}
+	if newLeaders {
+		// One save for every partition whose leader or epoch changed.
+		if err := c.syncMetadata(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
