@@ -148,10 +148,10 @@ func (l *txnLayer) settleOrphans(tp TopicPartition) {
 // resolveOrphans handles a new leader log's open runs that no unstable
 // transaction owns: their marker was lost with the old leader's unflushed
 // bytes (a broker crash), so nothing would ever close them and the LSO would
-// stay behind them. Each gets a marker now (acks=all): COMMIT when the id's
+// stay behind them. Each gets a marker now (acks=all) with recovery's
+// outcome for orphans (txn.Manager.OrphanOutcome): COMMIT when the id's
 // current transaction completed with a commit and started its run here at
-// the same offset, ABORT otherwise — recovery's rule for orphans. It
-// reports whether every marker could be appended (otherwise
+// the same offset, ABORT otherwise. It reports whether every marker could be appended (otherwise
 // retryOrphanMarkers tries again).
 func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
 	if l.c.sets[tp].CheckWritable(AcksAll) != nil {
@@ -159,13 +159,9 @@ func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
 	}
 	ok := true
 	for _, r := range idx.OpenRuns() {
-		e, known := l.m.Get(r.ID)
-		if known && e.State.Unstable() {
+		outcome, orphan := l.m.OrphanOutcome(tp, r)
+		if !orphan {
 			continue
-		}
-		outcome := record.Abort
-		if first, wrote := e.FirstOffsets[tp]; known && e.State == txn.CompleteCommit && wrote && first == r.First {
-			outcome = record.Commit
 		}
 		if err := l.writeOrphanMarker(tp, r.ID, outcome, "new leader"); err != nil {
 			ok = false

@@ -357,6 +357,36 @@ func TestRecoveryOrphanRuns(t *testing.T) {
 	h.checkLSO(t)
 }
 
+// The orphan rule Recover and a new leader share: an open run of a
+// committed id at its first offset commits, any other open run aborts, a
+// closed run repeats its outcome, and an unstable id owns its runs.
+func TestOrphanOutcome(t *testing.T) {
+	h := newHarness(t)
+	out, other := tp("out-0"), tp("out-1")
+	h.begin(t, "done")
+	h.send(t, "done", out, "d")
+	h.commit(t, "done")
+	h.begin(t, "live")
+	h.send(t, "live", out, "l")
+	for _, c := range []struct {
+		tp      topic.Partition
+		run     Run
+		outcome record.ControlType
+		ok      bool
+	}{
+		{out, Run{ID: "done", First: 0, Marker: -1}, record.Commit, true},
+		{out, Run{ID: "done", First: 5, Marker: -1}, record.Abort, true},
+		{other, Run{ID: "done", First: 0, Marker: -1}, record.Abort, true},
+		{out, Run{ID: "ghost", First: 3, Marker: -1}, record.Abort, true},
+		{out, Run{ID: "ghost", First: 3, Marker: 4, Outcome: record.Commit}, record.Commit, true},
+		{out, Run{ID: "live", First: 2, Marker: -1}, record.NoControl, false},
+	} {
+		if outcome, ok := h.m.OrphanOutcome(c.tp, c.run); outcome != c.outcome || ok != c.ok {
+			t.Errorf("%s %+v: %v %v, want %v %v", c.tp, c.run, outcome, ok, c.outcome, c.ok)
+		}
+	}
+}
+
 // E4 fixed (decision 14): reusing an id never changes older batches.
 func TestE4IDReuseKeepsOldVisibility(t *testing.T) {
 	h := newHarness(t)

@@ -118,7 +118,7 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 		// its unreplicated marker acknowledged by the in-sync replicas.
 		chosen := map[string]Run{}
 		for _, r := range unstable[tp] {
-			if e := m.txns[r.ID]; e != nil && e.State.Unstable() {
+			if m.owned(r.ID) {
 				continue
 			}
 			prev, seen := chosen[r.ID]
@@ -131,17 +131,39 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 		}
 		for _, id := range slices.Sorted(maps.Keys(chosen)) {
 			r := chosen[id]
-			outcome := r.Outcome
-			if r.IsOpen() {
-				outcome = record.Abort
-				if e := m.txns[id]; e != nil && e.State == CompleteCommit && hasKey(e.FirstOffsets, tp) && e.FirstOffsets[tp] == r.First {
-					outcome = record.Commit
-				}
-			}
+			outcome, _ := m.OrphanOutcome(tp, r)
 			rec.Orphans = append(rec.Orphans, OrphanMarker{Partition: tp, ID: id, First: r.First, Outcome: outcome})
 		}
 	}
 	return rec, nil
+}
+
+// OrphanOutcome is the marker a run of r.ID in tp needs when no unstable
+// transaction owns it (the orphan rule of Recover, also used for a new
+// leader's open runs): for an open run, COMMIT when the id's latest entry is
+// COMPLETE_COMMIT with the same first offset in tp (its marker was lost),
+// ABORT otherwise; for a closed run, its own outcome again. ok is false when
+// an unstable transaction of r.ID owns the run: its completion writes the
+// marker.
+func (m *Manager) OrphanOutcome(tp topic.Partition, r Run) (outcome record.ControlType, ok bool) {
+	if m.owned(r.ID) {
+		return record.NoControl, false
+	}
+	if !r.IsOpen() {
+		return r.Outcome, true
+	}
+	if e := m.txns[r.ID]; e != nil && e.State == CompleteCommit {
+		if first, wrote := e.FirstOffsets[tp]; wrote && first == r.First {
+			return record.Commit, true
+		}
+	}
+	return record.Abort, true
+}
+
+// owned reports whether an unstable transaction of id exists.
+func (m *Manager) owned(id string) bool {
+	e := m.txns[id]
+	return e != nil && e.State.Unstable()
 }
 
 func firstRun(runs []Run, id string) int64 {
@@ -151,9 +173,4 @@ func firstRun(runs []Run, id string) int64 {
 		}
 	}
 	return 0
-}
-
-func hasKey(m map[topic.Partition]int64, tp topic.Partition) bool {
-	_, ok := m[tp]
-	return ok
 }
