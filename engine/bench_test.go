@@ -63,3 +63,38 @@ func BenchmarkProduce(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClusterFetch reads 10,000 records of 100-byte values through
+// Cluster.Fetch, in batches of 1 and of 100 records. read_committed takes
+// the consumers' read (batch by batch, skipping markers and hidden
+// transactions); read_uncommitted the plain HW-bounded log read.
+func BenchmarkClusterFetch(b *testing.B) {
+	const total = 10000
+	for _, n := range []int{1, 100} {
+		c, _, err := engine.Open(engine.DefaultConfig(b.TempDir()), clock.NewManual(0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.CreateTopic("bench", 1, 1)
+		tp := engine.TopicPartition{Topic: "bench"}
+		batch := benchRecords(n, 100)
+		for range total / n {
+			if _, err := c.AppendBatch(tp, batch, engine.Acks1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c.TakeEvents()
+		for _, iso := range []engine.Isolation{engine.ReadCommitted, engine.ReadUncommitted} {
+			b.Run(fmt.Sprintf("%s/b%d", iso, n), func(b *testing.B) {
+				b.SetBytes(int64(total * 100))
+				for b.Loop() {
+					recs, err := c.Fetch(tp, 0, total, iso)
+					if err != nil || len(recs) != total {
+						b.Fatalf("fetched %d: %v", len(recs), err)
+					}
+				}
+			})
+		}
+		c.Crash()
+	}
+}
