@@ -62,11 +62,17 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 	n := len(payload)
 	p := record.PayloadHeaderSize + int(be.Uint16(payload[34:36]))
 	first := len(out)
-	// The records taken use payload[copyFrom:copyTo]; until copyOut their
-	// fields alias payload.
+	// The records taken use payload[copyFrom:copyTo]. When this call will
+	// take every record from the first one it takes to the end of the batch
+	// (a read that does not stop inside it), that tail is copied once, up
+	// front, and fields are sliced from the copy (src, shifted by base).
+	// Otherwise fields alias payload until copyOut moves just the span the
+	// records taken use.
+	whole := end >= m.NextOffset() && max-len(out) >= m.RecordCount
+	src, base := payload, 0
 	copyFrom, copyTo := -1, 0
 	// field checks a length-prefixed field of length l at p and moves past
-	// it. The slice it returns keeps payload's capacity, which copyOut uses
+	// it. A slice of payload keeps payload's capacity, which copyOut uses
 	// to find its position.
 	field := func(l int32) ([]byte, bool) {
 		if l < 0 {
@@ -75,7 +81,14 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 		if int(l) > n-p {
 			return nil, false
 		}
-		b := payload[p : p+int(l)]
+		var b []byte
+		if whole && copyFrom >= 0 {
+			// A field of the copy, capped so that appending to it never
+			// overwrites the next one.
+			b = src[p-base : p-base+int(l) : p-base+int(l)]
+		} else {
+			b = payload[p : p+int(l)] // copyOut finds it by its capacity
+		}
 		p += int(l)
 		return b, true
 	}
@@ -97,6 +110,9 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 		take := o >= from
 		if take && copyFrom < 0 {
 			copyFrom = p
+			if whole {
+				src, base = append([]byte{}, payload[p:]...), p // never nil: empty is not null
+			}
 		}
 		key, ok1 := field(keyLen)
 		value, ok2 := field(valLen)
@@ -137,7 +153,7 @@ func appendRecords(out []LogRecord, frame []byte, m record.Meta, from, end int64
 		copyTo = p
 		done = len(out) == max
 	}
-	if copyFrom >= 0 {
+	if copyFrom >= 0 && !whole {
 		copyOut(out[first:], payload, copyFrom, copyTo)
 	}
 	return out, done, nil
