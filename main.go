@@ -3,14 +3,14 @@
 // chapters. Run it without arguments for the REPL; `minikafka help` lists the
 // subcommands.
 //
-// This file only embeds the teaching material and hands over to repl/cli.
+// This file only embeds the teaching material and hands over to cli.
 package main
 
 import (
 	"embed"
 	"os"
 
-	"github.com/minikafka-lab/minikafka/repl/cli"
+	"github.com/minikafka-lab/minikafka/cli"
 )
 
 // content holds the chapters, labs, exercises and fixtures, so that a binary

@@ -13,7 +13,7 @@ import (
 
 // adapterDirs may use goroutines, select and real time: they are the thin
 // adapters over the deterministic engine (architecture principle 1).
-var adapterDirs = []string{"jsontcp"}
+var adapterDirs = []string{}
 
 // realTimeFiles may read the wall clock (the System clock for servers).
 var realTimeFiles = []string{filepath.Join("clock", "system.go")}

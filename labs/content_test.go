@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/labs"
-	"github.com/minikafka-lab/minikafka/repl/cli"
+	"github.com/minikafka-lab/minikafka/cli"
 )
 
 // TestContent runs the real teaching material of the repository (the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/minikafka-lab/minikafka/repl/cli"
+	"github.com/minikafka-lab/minikafka/cli"
 )
 
 // runCLI runs `minikafka ARGS...` in memory with stdin piped (not a

@@ -5,10 +5,10 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
-	"github.com/minikafka-lab/minikafka/repl/dumplog"
+	"github.com/minikafka-lab/minikafka/tools/dumplog"
 )
 
-// dumpView is the result of log dump. Its text is repl/dumplog's
+// dumpView is the result of log dump. Its text is tools/dumplog's
 // kafka-dump-log rendering, shared with `minikafka dump-log FILE`.
 type dumpView struct {
 	Broker   int32         `json:"broker"`

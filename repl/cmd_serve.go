@@ -15,14 +15,14 @@ import (
 	"time"
 
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/jsontcp"
+	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
 var serveCommand = &Command{
 	Name:    "serve",
 	Summary: "serve this session's cluster over the JSON/TCP adapter (chapter 10)",
-	Detail: `serve start runs the newline-JSON/TCP adapter (engine/jsontcp) on this
+	Detail: `serve start runs the newline-JSON/TCP adapter (adapters/jsontcp) on this
 session's own cluster, so that the REPL's commands and TCP requests
 (remote, or nc from another terminal) act on the same brokers, topics and
 groups. The cluster is single-threaded: while serving, each REPL command

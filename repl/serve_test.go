@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minikafka-lab/minikafka/engine/jsontcp"
+	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 

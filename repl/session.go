@@ -13,7 +13,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
-	"github.com/minikafka-lab/minikafka/engine/jsontcp"
+	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 

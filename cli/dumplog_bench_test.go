@@ -26,7 +26,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, status int) {
 	return out.String(), errb.String(), status
 }
 
-const fixtureLog = "../../fixtures/segments/torn-tail/00000000000000000000.log"
+const fixtureLog = "../fixtures/segments/torn-tail/00000000000000000000.log"
 
 func TestDumpLogCommand(t *testing.T) {
 	out, errOut, st := runCLI(t, "dump-log", fixtureLog, "--records")
@@ -48,7 +48,7 @@ func TestDumpLogCommand(t *testing.T) {
 	if st != 0 || !strings.HasSuffix(out, `{"invalid_bytes":15,"position":588,"reason":"batch length does not match frame"}`+"\n") {
 		t.Fatalf("json status %d:\n%s", st, out)
 	}
-	out, _, st = runCLI(t, "dump-log", "../../fixtures/segments/clean/00000000000000000000.index")
+	out, _, st = runCLI(t, "dump-log", "../fixtures/segments/clean/00000000000000000000.index")
 	if st != 0 || !strings.Contains(out, "offset: 2 position: 110\n") {
 		t.Fatalf("index dump status %d:\n%s", st, out)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/minikafka-lab/minikafka/adapters/host"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
@@ -28,7 +29,7 @@ const (
 )
 
 // ErrServerClosed is returned by Server.Direct once the server is closed.
-var ErrServerClosed = kerr.State("server is closed")
+var ErrServerClosed = host.ErrClosed
 
 // Options configures a Server. The zero value gives the defaults.
 type Options struct {
@@ -70,14 +71,13 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Server serves the JSON/TCP protocol for one Backend. It owns a listener, one
-// goroutine per connection, an accept goroutine, and the goroutine that owns
-// the backend (every backend call happens there).
+// goroutine per connection, an accept goroutine, and a host.Host: the
+// goroutine that owns the backend (every backend call happens there).
 type Server struct {
-	opts    Options
-	backend Backend
-	ln      net.Listener
+	opts Options
+	host *host.Host[Backend]
+	ln   net.Listener
 
-	jobs chan job
 	quit chan struct{} // closed by Close
 	wg   sync.WaitGroup
 
@@ -87,24 +87,6 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
-}
-
-// job is one unit of work for the owning goroutine: a decoded request, or a
-// direct call.
-type job struct {
-	req   *request
-	reply chan []byte // buffered: the owner never blocks on it
-
-	direct func(Backend) error
-	done   chan error // buffered
-}
-
-// waiter is a produce whose acks=all acknowledgement is pending.
-type waiter struct {
-	pending   PendingAck
-	partition int32
-	deadline  time.Time
-	reply     chan []byte
 }
 
 // Listen binds addr (host:port; port 0 lets the system choose) and starts
@@ -120,15 +102,17 @@ func Listen(addr string, b Backend, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		opts:    opts,
-		backend: b,
-		ln:      ln,
-		jobs:    make(chan job),
-		quit:    make(chan struct{}),
-		conns:   map[net.Conn]struct{}{},
+		opts:  opts,
+		ln:    ln,
+		quit:  make(chan struct{}),
+		conns: map[net.Conn]struct{}{},
 	}
-	s.wg.Add(2)
-	go s.own()
+	s.host = host.Start(b, host.Options[Backend]{
+		PumpEvery: opts.ReplicateEvery,
+		Pump:      Backend.Pump,
+		Logf:      opts.Logf,
+	})
+	s.wg.Add(1)
 	go s.accept()
 	return s, nil
 }
@@ -150,6 +134,7 @@ func (s *Server) Close() error {
 		s.mu.Unlock()
 		s.closeErr = s.ln.Close()
 		close(s.quit)
+		s.host.Close()
 		for _, c := range conns {
 			_ = c.Close()
 		}
@@ -162,113 +147,35 @@ func (s *Server) Close() error {
 // returns its error: the way to use the backend directly (a test's direct
 // check, a REPL command) while the server runs. It returns ErrServerClosed
 // once the server is closed; a panic in fn is returned as an error.
-func (s *Server) Direct(fn func(Backend) error) error {
-	done := make(chan error, 1)
-	select {
-	case s.jobs <- job{direct: fn, done: done}:
-	case <-s.quit:
-		return ErrServerClosed
-	}
-	return <-done // an accepted job always completes
-}
+func (s *Server) Direct(fn func(Backend) error) error { return s.host.Do(fn) }
 
-// own is the only goroutine that calls the backend.
-func (s *Server) own() {
-	defer s.wg.Done()
-	var pump <-chan time.Time
-	if s.opts.ReplicateEvery > 0 {
-		t := time.NewTicker(s.opts.ReplicateEvery)
-		defer t.Stop()
-		pump = t.C
+// serve executes a decoded request on the owning goroutine. An acks=all
+// produce whose acknowledgement is pending is parked until it settles or
+// RequestTimeout passes; everything else answers at once.
+func (s *Server) serve(b Backend, r *request, reply chan<- []byte) {
+	out := execute(b, r)
+	if out.pending == nil {
+		s.logInternal(r.op, out.line)
+		reply <- out.line
+		return
 	}
-	expiry := time.NewTimer(time.Hour)
-	expiry.Stop()
-	defer expiry.Stop()
-	var waiters []waiter
-	var lastPumpErr string
-	for {
-		select {
-		case <-s.quit:
-			return
-		case j := <-s.jobs:
-			if j.direct != nil {
-				j.done <- s.runDirect(j.direct)
-				break
+	partition := out.produced.Partition
+	s.host.Park(host.Waiter[Backend]{
+		Ready: func(Backend) bool {
+			resp, done := settle(out.pending)
+			if done {
+				s.logInternal(opProduce, resp)
+				reply <- resp
 			}
-			out := execute(s.backend, j.req)
-			switch {
-			case out.pending != nil:
-				waiters = append(waiters, waiter{
-					pending:   out.pending,
-					partition: out.produced.Partition,
-					deadline:  time.Now().Add(s.opts.RequestTimeout),
-					reply:     j.reply,
-				})
-			default:
-				s.logInternal(j.req.op, out.line)
-				j.reply <- out.line
-			}
-		case <-pump:
-			err := s.pump()
-			switch {
-			case err == nil:
-				lastPumpErr = ""
-			case err.Error() != lastPumpErr:
-				lastPumpErr = err.Error()
-				s.opts.Logf("pump: %v", err)
-			}
-		case <-expiry.C:
-		}
-		if len(waiters) == 0 {
-			continue
-		}
-		waiters = s.settleWaiters(waiters, time.Now())
-		if len(waiters) > 0 {
-			expiry.Reset(time.Until(waiters[0].deadline))
-		} else {
-			expiry.Stop()
-		}
-	}
-}
-
-// settleWaiters answers every waiter whose acknowledgement is settled or whose
-// deadline has passed, and keeps the rest in deadline order.
-func (s *Server) settleWaiters(waiters []waiter, now time.Time) []waiter {
-	kept := waiters[:0]
-	for _, w := range waiters {
-		if resp, done := settle(w.pending); done {
-			s.logInternal(opProduce, resp)
-			w.reply <- resp
-			continue
-		}
-		if !now.Before(w.deadline) {
-			w.reply <- errorLine(kerr.RequestTimedOut, fmt.Sprintf(
+			return done
+		},
+		Deadline: time.Now().Add(s.opts.RequestTimeout),
+		Expire: func(Backend) {
+			reply <- errorLine(kerr.RequestTimedOut, fmt.Sprintf(
 				"acks=all was not acknowledged within %v; the record is in the leader log of partition %d and may still be committed",
-				s.opts.RequestTimeout, w.partition))
-			continue
-		}
-		kept = append(kept, w)
-	}
-	clear(waiters[len(kept):])
-	return kept
-}
-
-func (s *Server) runDirect(fn func(Backend) error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = kerr.New(kerr.Internal, "panic in direct call: %v", p)
-		}
-	}()
-	return fn(s.backend)
-}
-
-func (s *Server) pump() (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = kerr.New(kerr.Internal, "panic during the pump: %v", p)
-		}
-	}()
-	return s.backend.Pump()
+				s.opts.RequestTimeout, partition))
+		},
+	})
 }
 
 // logInternal reports INTERNAL answers to the operator: they are bugs.
@@ -359,11 +266,12 @@ func (s *Server) handle(line []byte) []byte {
 	if err != nil {
 		return errorResponse(err)
 	}
-	reply := make(chan []byte, 1)
-	select {
-	case s.jobs <- job{req: r, reply: reply}:
-	case <-s.quit:
-		return nil
+	reply := make(chan []byte, 1) // buffered: the owner never blocks on it
+	if err := s.host.Do(func(b Backend) error { s.serve(b, r, reply); return nil }); err != nil {
+		if errors.Is(err, host.ErrClosed) {
+			return nil
+		}
+		return errorResponse(err)
 	}
 	select {
 	case resp := <-reply:

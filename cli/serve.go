@@ -16,7 +16,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
-	"github.com/minikafka-lab/minikafka/engine/jsontcp"
+	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
 	"github.com/minikafka-lab/minikafka/repl"
 )
 

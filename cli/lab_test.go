@@ -10,7 +10,7 @@ import (
 )
 
 // content is the runner's fixture material (labs/testdata/content).
-const content = "../../labs/testdata/content"
+const content = "../labs/testdata/content"
 
 type result struct {
 	status         int

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/minikafka-lab/minikafka/repl/dumplog"
+	"github.com/minikafka-lab/minikafka/tools/dumplog"
 )
 
 const dumpLogSynopsis = "dump-log FILE [--format text|json] [--records]"

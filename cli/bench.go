@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/minikafka-lab/minikafka/repl/bench"
+	"github.com/minikafka-lab/minikafka/tools/bench"
 )
 
 const benchSynopsis = "bench [produce|fetch|recover|replicate]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--rounds R] [--format table|metrics]"

@@ -11,7 +11,7 @@ import (
 
 // e2e is a tiny real lab, exercise and chapter (labs/testdata/e2e) that run
 // on REPL sessions, not on fakes.
-const e2e = "../../labs/testdata/e2e"
+const e2e = "../labs/testdata/e2e"
 
 // TestEndToEnd runs lab, exercise and the content helpers through the real
 // REPL session.
