@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/minikafka-lab/minikafka/labs"
 	"github.com/minikafka-lab/minikafka/cli"
+	"github.com/minikafka-lab/minikafka/labs"
 )
 
 // TestContent runs the real teaching material of the repository (the

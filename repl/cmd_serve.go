@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
