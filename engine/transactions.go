@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/group"
@@ -288,7 +289,8 @@ func (c *Cluster) TransactionSendOffsets(id, groupID string, offsets map[TopicPa
 type TransactionResult struct {
 	ID    string
 	State txn.State // COMPLETE_COMMIT or COMPLETE_ABORT
-	// Markers are the partitions that got a marker in this attempt.
+	// Markers are the partitions whose marker this attempt appended, or
+	// found in the leader's log above the HW and waited for.
 	Markers []TopicPartition
 }
 
@@ -312,9 +314,9 @@ type TxnCompletion struct {
 
 // CommitTransaction commits transaction id (§12.3, two-phase): it journals
 // PREPARE_COMMIT, appends a COMMIT marker with acks=all to every partition
-// the transaction wrote (in partition order) whose leader's log does not
-// already hold a replicated marker for it, and returns the pending
-// completion. When every marker is acknowledged the staged offsets are
+// the transaction wrote (in partition order) whose leader's log holds no
+// marker for it yet, waits for the marker a leader's log holds above the HW
+// (never written twice, decision 37), and returns the pending completion. When every marker is acknowledged the staged offsets are
 // committed atomically and COMPLETE_COMMIT is journaled. A state error (not
 // ONGOING or PREPARE_COMMIT) changes nothing; a marker that cannot be
 // appended (NOT_ENOUGH_REPLICAS, or LEADER_NOT_AVAILABLE when the
@@ -349,24 +351,38 @@ func (c *Cluster) endTransaction(id string, outcome record.ControlType) (*TxnCom
 	return c.writeMarkers(id, outcome, c.coord.txns.needMarkers(id, parts)), nil
 }
 
-// needMarkers keeps the partitions whose leader index shows a run of id
-// that is open, or closed by a marker the HW has not passed yet (written
-// again, so that its acknowledgement covers the first one). A partition
-// whose index cannot be read, or does not describe its crashed leader's
-// log, keeps its marker: its append fails (LEADER_NOT_AVAILABLE while the
-// leader is down) and the transaction stays prepared until a retry once
-// the partition has a leader again, as Kafka's coordinator keeps resending
-// WriteTxnMarkers.
-func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []TopicPartition {
-	var out []TopicPartition
+// markerStep is what one commit or abort attempt does in one partition:
+// append a marker, or, when at >= 0, wait for the marker already at that
+// offset of the leader's log to be replicated (decision 37: a marker in the
+// log is never written twice).
+type markerStep struct {
+	tp TopicPartition
+	at int64
+}
+
+const appendMarker = -1 // markerStep.at of a marker to append
+
+// needMarkers says what each partition of parts needs from an attempt to
+// end id, from its leader index (txn.NeedFor): a marker when a run of id is
+// open, a wait when its runs are closed by a marker the HW has not passed
+// yet, nothing otherwise. A partition whose index cannot be read, or does
+// not describe its crashed leader's log, gets a marker: its append fails
+// (LEADER_NOT_AVAILABLE while the leader is down) and the transaction stays
+// prepared until a retry once the partition has a leader again, as Kafka's
+// coordinator keeps resending WriteTxnMarkers.
+func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []markerStep {
+	var out []markerStep
 	for _, tp := range parts {
 		idx, err := l.index(tp)
 		if err != nil || idx == nil {
-			out = append(out, tp)
+			out = append(out, markerStep{tp: tp, at: appendMarker})
 			continue
 		}
-		if _, ok := l.unstableRun(idx, tp, id); ok {
-			out = append(out, tp)
+		switch need := txn.NeedFor(idx.UnstableRuns(l.c.sets[tp].HighWatermark()), id); {
+		case need.Open:
+			out = append(out, markerStep{tp: tp, at: appendMarker})
+		case need.Found:
+			out = append(out, markerStep{tp: tp, at: need.Marker})
 		}
 	}
 	return out
@@ -383,15 +399,25 @@ func (l *txnLayer) unstableRun(idx *txn.Index, tp TopicPartition, id string) (in
 	return 0, false
 }
 
-// writeMarkers appends id's markers (acks=all) and returns the completion
-// that finishes the transaction once all of them are acknowledged.
-func (c *Cluster) writeMarkers(id string, outcome record.ControlType, parts []TopicPartition) *TxnCompletion {
+// writeMarkers appends id's markers (acks=all), or waits for the ones
+// already in the leader's log, in partition order, and returns the
+// completion that finishes the transaction once all of them are
+// acknowledged.
+func (c *Cluster) writeMarkers(id string, outcome record.ControlType, steps []markerStep) *TxnCompletion {
 	h := &TxnCompletion{Promise: *replication.NewPromise[TransactionResult](c.ids.Next()), ID: id, Outcome: outcome,
 		instance: c.coord.txns.begun[id]}
-	for _, tp := range parts {
-		ack, err := c.sets[tp].Append(record.NewControlBatch(id, outcome), AcksAll, fmt.Sprintf("txn %s %s marker", id, outcome))
+	parts := make([]TopicPartition, len(steps))
+	for i, st := range steps {
+		parts[i] = st.tp
+		var ack *Ack
+		var err error
+		if st.at == appendMarker {
+			ack, err = c.sets[st.tp].Append(record.NewControlBatch(id, outcome), AcksAll, fmt.Sprintf("txn %s %s marker", id, outcome))
+		} else {
+			ack, err = c.sets[st.tp].AwaitBatch(st.at, fmt.Sprintf("txn %s %s marker, already in the log", id, outcome))
+		}
 		if err != nil {
-			c.failCompletion(h, fmt.Errorf("%s marker for %s: %w", outcome, tp, err))
+			c.failCompletion(h, fmt.Errorf("%s marker for %s: %w", outcome, st.tp, err))
 			return h
 		}
 		h.Acks = append(h.Acks, ack)
@@ -502,10 +528,11 @@ func (c *Cluster) failCompletion(h *TxnCompletion, err error) {
 
 // recover finishes what the journal left unstable (§12.5, decision 15): it
 // asks the coordinator what to do given every leader index's unstable runs,
-// then appends the markers (completing each transaction when its markers are
-// acknowledged). Markers that cannot be appended now are reported; their
-// transactions stay prepared and a commit or abort of the same outcome
-// retries them.
+// then appends the markers still missing and waits for the ones already in
+// the log above the HW (decision 37), completing each transaction when all
+// of them are acknowledged. Markers that cannot be appended now are
+// reported; their transactions stay prepared and a commit or abort of the
+// same outcome retries them.
 func (l *txnLayer) recover() (txn.Recovery, []string, error) {
 	c := l.c
 	unstable := map[TopicPartition][]txn.Run{}
@@ -524,15 +551,25 @@ func (l *txnLayer) recover() (txn.Recovery, []string, error) {
 	}
 	var problems []string
 	for _, a := range rec.Actions {
-		c.events.Emit(TransactionRecovered{ID: a.ID, Found: a.Found, State: a.State, Markers: a.Markers})
-		if len(a.Markers) == 0 {
+		ev := TransactionRecovered{ID: a.ID, Found: a.Found, State: a.State, Markers: a.Markers}
+		steps := make([]markerStep, 0, len(a.Markers)+len(a.Unreplicated))
+		for _, tp := range a.Markers {
+			steps = append(steps, markerStep{tp: tp, at: appendMarker})
+		}
+		for _, m := range a.Unreplicated {
+			ev.Replicating = append(ev.Replicating, m.Partition)
+			steps = append(steps, markerStep{tp: m.Partition, at: m.Offset})
+		}
+		c.events.Emit(ev)
+		if len(steps) == 0 {
 			continue
 		}
+		slices.SortFunc(steps, func(a, b markerStep) int { return a.tp.Compare(b.tp) })
 		outcome := record.Abort
 		if a.State == txn.PrepareCommit {
 			outcome = record.Commit
 		}
-		if h := c.writeMarkers(a.ID, outcome, a.Markers); h.State() == Failed {
+		if h := c.writeMarkers(a.ID, outcome, steps); h.State() == Failed {
 			problems = append(problems, fmt.Sprintf("transaction %s: %v", a.ID, h.Err()))
 		}
 	}
@@ -680,11 +717,14 @@ func (e TransactionFailed) String() string {
 }
 
 // TransactionRecovered: opening the cluster found an unfinished transaction
-// (or a run of batches no transaction owns) and resolved it.
+// (or a run of batches no transaction owns) and resolved it. Markers are
+// the partitions that get a marker; Replicating those whose marker is in the
+// leader's log already, above the HW: recovery waits for it to replicate.
 type TransactionRecovered struct {
 	ID            string
 	Found, State  txn.State
 	Markers       []TopicPartition
+	Replicating   []TopicPartition
 	Orphan        bool
 	OrphanOutcome record.ControlType
 }
@@ -708,14 +748,32 @@ func (e TransactionRecovered) String() string {
 	if e.Found == txn.Ongoing {
 		s += " (nobody can finish it after a restart, so it is aborted)"
 	}
-	if len(e.Markers) > 0 {
-		if len(e.Markers) == 1 {
-			s += "; writing its marker on " + tpList(e.Markers) + ", it completes when that is acknowledged"
-		} else {
-			s += "; writing its markers on " + tpList(e.Markers) + ", it completes when they are acknowledged"
+	switch n := len(e.Markers) + len(e.Replicating); {
+	case len(e.Replicating) == 0 && n == 1:
+		s += "; writing its marker on " + tpList(e.Markers) + ", it completes when that is acknowledged"
+	case len(e.Replicating) == 0 && n > 1:
+		s += "; writing its markers on " + tpList(e.Markers) + ", it completes when they are acknowledged"
+	case len(e.Markers) == 0 && n == 1:
+		s += "; " + markersInLog(e.Replicating) + ", so it completes when replication carries it"
+	case len(e.Markers) == 0:
+		s += "; " + markersInLog(e.Replicating) + ", so it completes when replication carries them"
+	default:
+		what := "marker"
+		if len(e.Markers) > 1 {
+			what = "markers"
 		}
+		s += "; writing its " + what + " on " + tpList(e.Markers) + "; " + markersInLog(e.Replicating) + "; it completes when all are acknowledged"
 	}
 	return s
+}
+
+// markersInLog says that the markers of these partitions are in the
+// leader's log already (decision 37).
+func markersInLog(tps []TopicPartition) string {
+	if len(tps) == 1 {
+		return "its marker on " + tpList(tps) + " is in the leader's log already, above the HW"
+	}
+	return "its markers on " + tpList(tps) + " are in the leaders' logs already, above the HW"
 }
 
 func tpList(tps []TopicPartition) string {

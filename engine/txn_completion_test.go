@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
@@ -18,9 +19,9 @@ func countKind(evs []engine.Event, kind string) int {
 }
 
 // A commit retried while the first attempt's marker is still pending
-// writes the marker again; both attempts settle done when replication
-// acknowledges them, but the transaction completes once, and the events
-// say so once.
+// waits for that marker (it is never written twice, decision 37); both
+// attempts settle done when replication acknowledges it, but the
+// transaction completes once, and the events say so once.
 func TestRetriedCommitCompletesOnce(t *testing.T) {
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 1, 2)
@@ -44,31 +45,36 @@ func TestRetriedCommitCompletesOnce(t *testing.T) {
 }
 
 // A completion belongs to one instance of its transaction id: when an
-// earlier instance's redundant marker (a retried commit's second marker) is
-// acknowledged after the id began again and the new instance is
-// PREPARE_COMMIT, the new instance does not complete before its own marker
-// is acknowledged.
+// earlier attempt's marker is acknowledged late (its captured ISR still had
+// a follower that left the ISR, so a retry found the marker under the HW
+// and completed the instance at once) after the id began again and the new
+// instance is PREPARE_COMMIT, the new instance does not complete before its
+// own marker is acknowledged.
 func TestLateMarkerOfAnEarlierInstanceCompletesNothing(t *testing.T) {
-	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.ReplicaFetchMaxBytes = 1 }) // one batch per fetch
+	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 2, 2)
 	p0, p1 := tp("out", 0), tp("out", 1)
 	f.begin("tx")
 	f.txSend("tx", "out", 0, "first")
 	f.replicate(&p0)
-	first, retry := f.commitTx("tx"), f.commitTx("tx") // markers at out-0@1 and out-0@2
-	f.replicate(&p0)                                   // copies the first marker only
-	if first.State() != engine.Done || retry.State() != engine.Pending || f.txnState("tx") != txn.CompleteCommit {
+	first := f.commitTx("tx") // its marker at out-0@1 waits for the captured ISR [1 2]
+	if err := f.c.RemoveFromISR(p0, 2); err != nil {
+		t.Fatal(err) // the HW passes the marker; the first attempt still waits for broker 2
+	}
+	retry := f.commitTx("tx") // the marker is under the HW: nothing to append, the instance completes
+	if first.State() != engine.Pending || retry.State() != engine.Done || f.txnState("tx") != txn.CompleteCommit {
 		t.Fatalf("first %v, retry %v, state %v", first.State(), retry.State(), f.txnState("tx"))
 	}
+	wantControls(t, "out-0", f.leaderBatches(p0), record.NoControl, record.Commit)
 
 	f.begin("tx")
 	f.txSend("tx", "out", 1, "second")
 	f.replicate(&p1)
 	second := f.commitTx("tx") // its marker at out-1@1 waits for replication
 	f.c.TakeEvents()
-	f.replicate(&p0) // the first instance's second marker is acknowledged
-	if retry.State() != engine.Done {
-		t.Fatalf("retry of the first instance: %v %v", retry.State(), retry.Err())
+	f.replicate(&p0) // broker 2 fetches the first instance's marker: the first attempt is acknowledged
+	if first.State() != engine.Done {
+		t.Fatalf("first attempt of the first instance: %v %v", first.State(), first.Err())
 	}
 	if second.State() != engine.Pending || f.txnState("tx") != txn.PrepareCommit {
 		t.Fatalf("second instance: completion %v, state %v; want pending, prepare_commit", second.State(), f.txnState("tx"))
@@ -85,32 +91,38 @@ func TestLateMarkerOfAnEarlierInstanceCompletesNothing(t *testing.T) {
 	wantStrings(t, "out-1", f.values(p1, engine.ReadCommitted), []string{"second"})
 }
 
-// When the redundant marker of a retried commit fails (a promotion fences
-// it) after the first attempt completed the transaction, nothing says the
-// transaction "stays prepared": it is complete, and the retry's completion
-// settles done.
+// When an earlier attempt's marker acknowledgement fails (its leader
+// crashed) after a retry completed the transaction, nothing says the
+// transaction "stays prepared": it is complete, and the earlier attempt's
+// completion settles done.
 func TestRedundantMarkerFailingAfterCompletionIsNoFailure(t *testing.T) {
-	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.ReplicaFetchMaxBytes = 1 })
+	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 1, 2)
 	p := tp("out", 0)
 	f.begin("tx")
 	f.txSend("tx", "out", 0, "a")
 	f.replicate(nil)
-	first, retry := f.commitTx("tx"), f.commitTx("tx")
-	f.replicate(nil) // the first marker only
-	if first.State() != engine.Done || retry.State() != engine.Pending {
+	first := f.commitTx("tx")
+	if err := f.c.RemoveFromISR(p, 2); err != nil {
+		t.Fatal(err)
+	}
+	retry := f.commitTx("tx") // the marker is under the HW: the transaction completes now
+	if first.State() != engine.Pending || retry.State() != engine.Done {
 		t.Fatalf("first %v, retry %v", first.State(), retry.State())
 	}
 	f.c.TakeEvents()
-	if err := f.c.Promote(p, 2); err != nil { // fails the retry's pending marker
+	if err := f.c.CrashBroker(1, true); err != nil { // fails the first attempt's pending marker
 		t.Fatal(err)
 	}
 	evs := f.c.TakeEvents()
 	if countKind(evs, "ack_failed") != 1 || countKind(evs, "transaction_failed") != 0 {
 		t.Fatalf("events %v", eventKinds(evs))
 	}
-	if retry.State() != engine.Done || retry.Value().State != txn.CompleteCommit || f.txnState("tx") != txn.CompleteCommit {
-		t.Fatalf("retry %v %v, state %v", retry.State(), retry.Err(), f.txnState("tx"))
+	if first.State() != engine.Done || first.Value().State != txn.CompleteCommit || f.txnState("tx") != txn.CompleteCommit {
+		t.Fatalf("first %v %v, state %v", first.State(), first.Err(), f.txnState("tx"))
+	}
+	if _, err := f.c.RestartBroker(1); err != nil {
+		t.Fatal(err)
 	}
 	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"a"})
 }

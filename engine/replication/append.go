@@ -3,6 +3,7 @@ package replication
 import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/storage"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
@@ -39,7 +40,8 @@ type Ack struct {
 
 type waiter struct {
 	ack *Ack
-	// hwOnly waiters (duplicates, decision 5) complete once HW >= target.
+	// hwOnly waiters (duplicates, decision 5, and AwaitBatch) complete
+	// once HW >= target.
 	hwOnly bool
 }
 
@@ -152,6 +154,45 @@ func (rs *ReplicaSet) acknowledgeDuplicate(ack *Ack, dup *ProducerEntry) *Ack {
 	rs.waiters = append(rs.waiters, &waiter{ack: ack, hwOnly: true})
 	rs.resolveWaiters()
 	return ack
+}
+
+// AwaitBatch returns an acks=all acknowledgement of the batch that starts
+// at base in the leader's log, which is there already: nothing is appended.
+// Like an exact duplicate's (decision 5), it is refused with
+// NOT_ENOUGH_REPLICAS while the ISR is below min.insync.replicas, and it
+// completes once the HW covers the batch (at once if it does). The
+// transaction coordinator waits this way for a marker it finds in the log
+// above the HW, instead of writing it twice (decision 37). An offset where
+// no batch of the leader's log starts is an argument error.
+func (rs *ReplicaSet) AwaitBatch(base int64, source string) (*Ack, error) {
+	if err := rs.checkOnline(); err != nil {
+		return nil, err
+	}
+	leader := rs.replicas[rs.leader].log
+	var batches []storage.RawBatch
+	if base >= leader.LogStartOffset() && base < leader.LEO() {
+		var err error
+		if batches, err = leader.ReadBatches(base, 1, -1); err != nil {
+			return nil, err
+		}
+	}
+	if len(batches) == 0 || batches[0].Meta.BaseOffset != base {
+		return nil, kerr.Argument("no batch of the leader's log of %s starts at offset %d", rs.tp, base)
+	}
+	if err := rs.checkMinISR(kerr.NotEnoughReplicas); err != nil {
+		return nil, err
+	}
+	m := batches[0].Meta
+	ack := rs.newAck(AcksAll, source)
+	res := ProduceResult{TP: rs.tp, BaseOffset: base, NextOffset: m.NextOffset(), OffsetsKnown: true, LeaderEpoch: m.LeaderEpoch}
+	if rs.hw >= res.NextOffset {
+		ack.Resolve(res)
+		return ack, nil
+	}
+	ack.value = res
+	ack.Target = res.NextOffset
+	rs.waiters = append(rs.waiters, &waiter{ack: ack, hwOnly: true})
+	return ack, nil
 }
 
 // CheckWritable returns the error Append would refuse any batch with now,

@@ -190,7 +190,7 @@ func (h *harness) finishRecovery(t tb) {
 		h.log(o.Partition).replicate()
 	}
 	for _, a := range h.lastRec.Actions {
-		if len(a.Markers) == 0 {
+		if len(a.Markers) == 0 && len(a.Unreplicated) == 0 {
 			continue
 		}
 		if a.State == PrepareCommit {
@@ -242,12 +242,13 @@ func (h *harness) send(t tb, id string, tp topic.Partition, value string) int64 
 }
 
 // markers appends outcome markers for id on every partition of parts whose
-// index shows an open run of id (what the cluster does).
+// index shows an open run of id (what the cluster does: a run closed by a
+// marker not yet replicated waits for that marker, decision 37).
 func (h *harness) markers(t tb, id string, parts []topic.Partition, ctl record.ControlType) {
 	t.Helper()
 	for _, tp := range parts {
 		l := h.log(tp)
-		if slices.ContainsFunc(l.idx.UnstableRuns(l.hw), func(r Run) bool { return r.ID == id }) {
+		if slices.ContainsFunc(l.idx.OpenRuns(), func(r Run) bool { return r.ID == id }) {
 			l.appendMarker(t, id, ctl)
 		}
 	}

@@ -280,6 +280,52 @@ func TestRecoveryAsksForMissingMarkers(t *testing.T) {
 	h.checkLSO(t)
 }
 
+// Decision 37: a marker already in the leader's log is never asked for a
+// second time, even above the HW recomputed at open. A prepared
+// transaction whose marker is there waits for it (Unreplicated) and asks
+// for markers only where its run is open; an orphan run closed by a marker
+// above the HW asks for nothing.
+func TestRecoveryWaitsForMarkersAlreadyInTheLogDecision37(t *testing.T) {
+	h := newHarness(t)
+	a, b, c := tp("out-0"), tp("out-1"), tp("out-2")
+	h.begin(t, "gone")
+	h.send(t, "gone", c, "vc")
+	h.abort(t, "gone")
+	h.log(c).hw = 1 // a follower lost the ABORT marker: the HW at open is below it
+	h.begin(t, "tx")
+	h.send(t, "tx", a, "va")
+	h.send(t, "tx", b, "vb")
+	if _, err := h.m.PrepareCommit("tx"); err != nil {
+		t.Fatal(err)
+	}
+	h.log(a).appendMarker(t, "tx", record.Commit) // in the log, never replicated
+	h.reopen(t)
+	want := []RecoveryAction{{ID: "tx", Found: PrepareCommit, State: PrepareCommit,
+		Markers: []topic.Partition{b}, Unreplicated: []LoggedMarker{{Partition: a, Offset: 1}}}}
+	if !reflect.DeepEqual(h.lastRec.Actions, want) {
+		t.Fatalf("actions %+v, want %+v", h.lastRec.Actions, want)
+	}
+	if len(h.lastRec.Orphans) != 0 {
+		t.Fatalf("orphans %+v: out-2's run is closed by the ABORT marker in the log", h.lastRec.Orphans)
+	}
+	if h.lso(a) != 0 || h.lso(c) != 0 {
+		t.Fatalf("LSO out-0 %d out-2 %d before the markers are replicated", h.lso(a), h.lso(c))
+	}
+	h.finishRecovery(t)
+	for tp, n := range map[topic.Partition]int{a: 2, b: 2, c: 2} {
+		if got := len(h.log(tp).metas); got != n {
+			t.Fatalf("%s holds %d batches, want %d (one marker each)", tp, got, n)
+		}
+	}
+	if got := h.readCommitted(a); !reflect.DeepEqual(got, sl("va")) {
+		t.Fatalf("out-0 %v", got)
+	}
+	if got := h.readCommitted(c); len(got) != 0 {
+		t.Fatalf("out-2 %v", got)
+	}
+	h.checkLSO(t)
+}
+
 // E5 with decision 15: an ONGOING transaction at restart is aborted by
 // recovery (ABORT markers where its data is), the LSO is released and the id
 // can begin again.
@@ -359,7 +405,8 @@ func TestRecoveryOrphanRuns(t *testing.T) {
 
 // The orphan rule Recover and a new leader share: an open run of a
 // committed id at its first offset commits, any other open run aborts, a
-// closed run repeats its outcome, and an unstable id owns its runs.
+// closed run needs no marker (it has one, decision 37), and an unstable id
+// owns its runs.
 func TestOrphanOutcome(t *testing.T) {
 	h := newHarness(t)
 	out, other := tp("out-0"), tp("out-1")
@@ -378,7 +425,7 @@ func TestOrphanOutcome(t *testing.T) {
 		{out, Run{ID: "done", First: 5, Marker: -1}, record.Abort, true},
 		{other, Run{ID: "done", First: 0, Marker: -1}, record.Abort, true},
 		{out, Run{ID: "ghost", First: 3, Marker: -1}, record.Abort, true},
-		{out, Run{ID: "ghost", First: 3, Marker: 4, Outcome: record.Commit}, record.Commit, true},
+		{out, Run{ID: "ghost", First: 3, Marker: 4, Outcome: record.Commit}, record.NoControl, false},
 		{out, Run{ID: "live", First: 2, Marker: -1}, record.NoControl, false},
 	} {
 		if outcome, ok := h.m.OrphanOutcome(c.tp, c.run); outcome != c.outcome || ok != c.ok {

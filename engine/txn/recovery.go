@@ -3,6 +3,7 @@ package txn
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/topic"
@@ -18,15 +19,25 @@ type RecoveryAction struct {
 	// complete; otherwise the cluster appends the markers with acks=all and
 	// then calls CompleteCommit or CompleteAbort, exactly as for a live commit.
 	Markers []topic.Partition
+	// Unreplicated are the markers of the transaction's outcome already in
+	// the leader's log but above the HW (sorted by partition): nothing is
+	// appended for them (decision 37); the transaction completes only once
+	// the HW has passed them too.
+	Unreplicated []LoggedMarker
 	// OffsetsApplied: the staged offsets were committed to the offset store.
 	OffsetsApplied bool
 }
 
+// LoggedMarker is a marker in a partition's leader log, at Offset.
+type LoggedMarker struct {
+	Partition topic.Partition
+	Offset    int64
+}
+
 // OrphanMarker is a marker recovery asks for although no unstable
-// transaction owns the run: a run that is still open, or whose marker is not
-// yet replicated, while the journal's latest entry for the id is complete
-// (or missing, after journal damage). The cluster appends the marker with
-// acks=all; no completion step follows.
+// transaction owns the run: a run still open while the journal's latest
+// entry for the id is complete (or missing, after journal damage). The
+// cluster appends the marker with acks=all; no completion step follows.
 type OrphanMarker struct {
 	Partition topic.Partition
 	ID        string
@@ -45,51 +56,48 @@ type Recovery struct {
 //   - ONGOING: nobody can finish it any more, so it is aborted: PREPARE_ABORT
 //     is journaled and it continues as below;
 //   - PREPARE_COMMIT / PREPARE_ABORT: the outcome is decided; the markers
-//     still needed are computed; with none needed it completes now
-//     (COMPLETE_COMMIT applies the staged offsets first).
+//     still needed are computed; with none needed and none waiting it
+//     completes now (COMPLETE_COMMIT applies the staged offsets first).
 //
 // How recovery knows which markers exist: unstable maps each partition to
 // the runs its leader's transaction index reports as unstable
 // (Index.UnstableRuns(hw)): runs with no marker yet, and runs whose marker
-// the HW has not passed (it could still be cut off by a leader change, so it
-// is written again; the extra marker is harmless, since a marker for an id
-// with no open run is ignored). A transaction needs a marker on exactly the
-// partitions where one of its runs is unstable; those partitions are added
-// to its entry if the journal did not have them. Runs whose id has no
-// unstable transaction become one OrphanMarker per (partition, id): for an
-// open run, COMMIT when the journal's latest entry for the id is
-// COMPLETE_COMMIT with the same first offset on that partition (its marker
-// was lost), ABORT otherwise; for a run already closed but not replicated,
-// the same outcome again (a harmless duplicate that gets acknowledged only
-// once the in-sync replicas hold both markers).
+// the HW has not passed. A transaction needs a marker appended on exactly
+// the partitions where one of its runs is still open. A run already closed
+// by a marker above the HW is never given a second marker (decision 37):
+// the transaction waits for that marker to be replicated instead
+// (RecoveryAction.Unreplicated). Those partitions are added to its entry if
+// the journal did not have them. Open runs whose id has no unstable
+// transaction become one OrphanMarker each (OrphanOutcome decides it); a
+// closed run of such an id needs nothing, since its marker replicates like
+// any batch.
 func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) {
 	var rec Recovery
-	byID := map[string][]Run{}
-	runTP := map[string][]topic.Partition{}
 	tps := slices.Collect(maps.Keys(unstable))
 	topic.Sort(tps)
-	for _, tp := range tps {
-		for _, r := range unstable[tp] {
-			byID[r.ID] = append(byID[r.ID], r)
-			if !slices.Contains(runTP[r.ID], tp) {
-				runTP[r.ID] = append(runTP[r.ID], tp)
-			}
-		}
-	}
 	for _, id := range m.IDs() {
 		e := m.txns[id]
 		if !e.State.Unstable() {
 			continue
 		}
-		act := RecoveryAction{ID: id, Found: e.State, Markers: slices.Clone(runTP[id])}
+		act := RecoveryAction{ID: id, Found: e.State}
 		next := e.clone()
 		if next.State == Ongoing {
 			next.State = PrepareAbort
 		}
-		for _, tp := range act.Markers {
+		for _, tp := range tps {
+			need := NeedFor(unstable[tp], id)
+			if !need.Found {
+				continue
+			}
+			if need.Open {
+				act.Markers = append(act.Markers, tp)
+			} else {
+				act.Unreplicated = append(act.Unreplicated, LoggedMarker{Partition: tp, Offset: need.Marker})
+			}
 			next.Partitions = addPartition(next.Partitions, tp)
 			if _, ok := next.FirstOffsets[tp]; !ok {
-				next.FirstOffsets[tp] = firstRun(unstable[tp], id)
+				next.FirstOffsets[tp] = need.First
 			}
 		}
 		if next.State != e.State || len(next.Partitions) != len(e.Partitions) {
@@ -97,7 +105,7 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 				return rec, err
 			}
 		}
-		if len(act.Markers) == 0 {
+		if len(act.Markers) == 0 && len(act.Unreplicated) == 0 {
 			var err error
 			if next.State == PrepareCommit {
 				err = m.CompleteCommit(id)
@@ -113,44 +121,28 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 		rec.Actions = append(rec.Actions, act)
 	}
 	for _, tp := range tps {
-		// One marker per orphan (partition, id): an open run decides it;
-		// otherwise the latest closed run's outcome is repeated, only to get
-		// its unreplicated marker acknowledged by the in-sync replicas.
-		chosen := map[string]Run{}
+		var orphans []OrphanMarker
 		for _, r := range unstable[tp] {
-			if m.owned(r.ID) {
-				continue
-			}
-			prev, seen := chosen[r.ID]
-			switch {
-			case !seen, r.IsOpen():
-				chosen[r.ID] = r
-			case !prev.IsOpen() && r.First > prev.First:
-				chosen[r.ID] = r
+			if outcome, ok := m.OrphanOutcome(tp, r); ok {
+				orphans = append(orphans, OrphanMarker{Partition: tp, ID: r.ID, First: r.First, Outcome: outcome})
 			}
 		}
-		for _, id := range slices.Sorted(maps.Keys(chosen)) {
-			r := chosen[id]
-			outcome, _ := m.OrphanOutcome(tp, r)
-			rec.Orphans = append(rec.Orphans, OrphanMarker{Partition: tp, ID: id, First: r.First, Outcome: outcome})
-		}
+		slices.SortFunc(orphans, func(a, b OrphanMarker) int { return strings.Compare(a.ID, b.ID) })
+		rec.Orphans = append(rec.Orphans, orphans...)
 	}
 	return rec, nil
 }
 
 // OrphanOutcome is the marker a run of r.ID in tp needs when no unstable
 // transaction owns it (the orphan rule of Recover, also used for a new
-// leader's open runs): for an open run, COMMIT when the id's latest entry is
-// COMPLETE_COMMIT with the same first offset in tp (its marker was lost),
-// ABORT otherwise; for a closed run, its own outcome again. ok is false when
-// an unstable transaction of r.ID owns the run: its completion writes the
-// marker.
+// leader's open runs): COMMIT when the id's latest entry is COMPLETE_COMMIT
+// with the same first offset in tp (its marker was lost), ABORT otherwise.
+// ok is false when the run needs no marker from recovery: it is closed
+// already (a marker in the log is never written twice, decision 37), or an
+// unstable transaction of r.ID owns it (its completion writes the marker).
 func (m *Manager) OrphanOutcome(tp topic.Partition, r Run) (outcome record.ControlType, ok bool) {
-	if m.owned(r.ID) {
+	if !r.IsOpen() || m.owned(r.ID) {
 		return record.NoControl, false
-	}
-	if !r.IsOpen() {
-		return r.Outcome, true
 	}
 	if e := m.txns[r.ID]; e != nil && e.State == CompleteCommit {
 		if first, wrote := e.FirstOffsets[tp]; wrote && first == r.First {
@@ -166,11 +158,34 @@ func (m *Manager) owned(id string) bool {
 	return e != nil && e.State.Unstable()
 }
 
-func firstRun(runs []Run, id string) int64 {
+// Need is what a commit or an abort of one transaction id still needs in
+// one partition, read from the partition's unstable runs
+// (Index.UnstableRuns): nothing when Found is false; a marker appended when
+// Open (one of its runs has none yet); otherwise nothing appended but a wait
+// for the marker at offset Marker, the last of the markers the HW has not
+// passed (waiting for it covers the earlier ones): a marker already in the
+// log is never written a second time (decision 37). First is the first
+// offset of the id's earliest unstable run there.
+type Need struct {
+	First, Marker int64
+	Open, Found   bool
+}
+
+// NeedFor reads id's Need from one partition's unstable runs.
+func NeedFor(runs []Run, id string) Need {
+	var n Need
 	for _, r := range runs {
-		if r.ID == id {
-			return r.First
+		if r.ID != id {
+			continue
+		}
+		if !n.Found {
+			n.First, n.Found = r.First, true
+		}
+		if r.IsOpen() {
+			n.Open = true
+		} else {
+			n.Marker = max(n.Marker, r.Marker)
 		}
 	}
-	return 0
+	return n
 }
