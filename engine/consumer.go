@@ -196,16 +196,22 @@ func (con *Consumer) Subscribe(topics []string) error {
 // RefreshAssignment asks the coordinator for the member's current
 // generation and assignment (UNKNOWN_MEMBER after its session expired).
 // Other members' joins are never pushed: this is how the consumer sees them.
+// A consumer that never joined asks too (§11.1, decision 42): the
+// coordinator does not know its member, so the answer is UNKNOWN_MEMBER
+// (`unknown group G`, or the member id when the group exists), and nothing
+// changes.
 func (con *Consumer) RefreshAssignment() error {
 	if err := con.check(); err != nil {
 		return err
 	}
-	if !con.joined {
-		return kerr.Argument("consumer has not joined a group")
-	}
 	res, err := con.c.coord.groups.Assignment(con.groupID, con.memberID)
 	if err != nil {
 		return err
+	}
+	if !con.joined {
+		// Member ids are never reused within a cluster instance, so a
+		// member that never joined cannot be in a group.
+		return kerr.New(kerr.UnknownMember, "unknown member %s in group %s", con.memberID, con.groupID)
 	}
 	con.applyJoin(res)
 	return nil

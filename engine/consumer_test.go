@@ -328,3 +328,30 @@ func TestConsumersAfterClose(t *testing.T) {
 		t.Fatal("close did not close the consumer")
 	}
 }
+
+// Decision 42 (issue 18's script): `consumer refresh` of a consumer that
+// never joined asks the coordinator like any refresh (§11.1), which answers
+// UNKNOWN_MEMBER: `unknown group G` while the group does not exist, the
+// member id once it does. Heartbeat keeps its argument error. Nothing
+// changes: the consumer stays unjoined and can still be assigned by hand.
+//
+//	cluster open brokers=1
+//	topic create b partitions=1 rf=1
+//	consumer create c1 group=g1
+//	consumer refresh c1
+func TestRefreshBeforeJoinIsUnknownMemberDecision42(t *testing.T) {
+	f := open(t, []int32{1}, nil)
+	f.topic("b", 1, 1)
+	c1 := f.consumer("g1", nil)
+	wantCode(t, c1.RefreshAssignment(), kerr.UnknownMember, "unknown group g1")
+	c2 := f.consumer("g1", nil)
+	f.subscribe(c2, "b")
+	wantCode(t, c1.RefreshAssignment(), kerr.UnknownMember, "unknown member member-1 in group g1")
+	wantCode(t, c1.Heartbeat(), kerr.InvalidArgument, "consumer has not joined a group")
+	if gen, joined := c1.Generation(); joined || gen != 0 || len(c1.Assignment()) != 0 {
+		t.Fatalf("after the refused refresh: generation %d joined %v assignment %v", gen, joined, c1.Assignment())
+	}
+	f.assign(c1, tp("b", 0))
+	wantCode(t, c1.RefreshAssignment(), kerr.UnknownMember, "unknown member member-1 in group g1")
+	wantStrings(t, "manual assignment", tpNames(c1.Assignment()), []string{"b-0"})
+}
