@@ -99,3 +99,39 @@ func TestCLIDataDir(t *testing.T) {
 		t.Errorf("second session: %d\n%s", status, out)
 	}
 }
+
+// Decision 43: a `txn commit` whose marker is refused at once is a failed
+// command. A piped script stops there (exit status 1) unless --keep-going;
+// in JSON the line says ok:false with the code; the transaction stays
+// prepared, so the same commit succeeds once min.insync.replicas allows it.
+func TestCLIRefusedCommitStopsTheScriptDecision43(t *testing.T) {
+	script := "cluster open brokers=1\ntopic create s partitions=1 rf=1\ntxn begin t\ntxn send t s value=v\n" +
+		"config set min.insync.replicas=2\ntxn commit t\nconfig set min.insync.replicas=1\ntxn commit t\n"
+	status, out, _ := runCLI(t, script, nil, "repl")
+	if status != 1 || !strings.HasSuffix(out, "> txn commit t\n"+
+		"  transaction t: commit did not complete (NOT_ENOUGH_REPLICAS: commit marker for s-0: ISR [1] has 1, below min.insync.replicas=2); it stays prepare_commit, and `txn commit t` retries it\n"+
+		"error: NOT_ENOUGH_REPLICAS: commit marker for s-0: ISR [1] has 1, below min.insync.replicas=2\n"+
+		"hint: the ISR is smaller than min.insync.replicas, so acks=all refused before appending; `replicate` lets followers catch up and rejoin the ISR\n") {
+		t.Errorf("the script must stop at the refused commit: status %d, output:\n%s", status, out)
+	}
+	status, out, _ = runCLI(t, script, nil, "repl", "--keep-going")
+	if status != 1 || !strings.HasSuffix(out, "> txn commit t\ntransaction t: COMMIT marker at s-0@1\n  s-0 HW 1 -> 2\n"+
+		"  ack #4 (txn t commit marker) s-0 done: offset 1\n  transaction t is complete_commit (marker acknowledged on s-0)\n") {
+		t.Errorf("--keep-going: the retry must commit, the status must say a command failed: status %d, output:\n%s", status, out)
+	}
+	status, out, _ = runCLI(t, script, nil, "repl", "--format", "json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last struct {
+		Command string `json:"command"`
+		OK      bool   `json:"ok"`
+		Error   *struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if status != 1 || len(lines) != 6 || last.Command != "txn commit t" || last.OK || last.Error == nil || last.Error.Code != "NOT_ENOUGH_REPLICAS" {
+		t.Errorf("json: status %d, %d lines, last %+v:\n%s", status, len(lines), last, out)
+	}
+}

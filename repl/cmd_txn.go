@@ -183,19 +183,13 @@ func sortedTPs(m map[engine.TopicPartition]int64) []engine.TopicPartition {
 	return tps
 }
 
-// txnEnded is the result of txn commit and txn abort.
+// txnEnded is the result of txn commit and txn abort that did not fail.
 type txnEnded struct {
 	ID      string       `json:"id"`
 	Outcome string       `json:"outcome"`
 	State   string       `json:"state"`
 	Pending bool         `json:"pending"`
 	Markers []markerInfo `json:"markers"`
-	// Failed: a marker could not be appended (or the completion failed);
-	// the transaction stays prepared and the same outcome may be retried
-	// (decision 16). The event transaction_failed says why.
-	Failed bool `json:"failed,omitempty"`
-	// due are the partitions that needed a marker in this attempt.
-	due []string
 }
 
 type markerInfo struct {
@@ -209,20 +203,7 @@ type markerInfo struct {
 
 func (t txnEnded) writeText(w io.Writer, _ *style) error {
 	marker := strings.ToUpper(t.Outcome)
-	if t.Failed && len(t.due) > 0 {
-		what := "a " + marker + " marker"
-		if marker == "ABORT" {
-			what = "an " + marker + " marker"
-		}
-		if len(t.due) > 1 {
-			what = marker + " markers"
-		}
-		fmt.Fprintf(w, "transaction %s is %s: appending %s to %s\n", t.ID, t.State, what, strings.Join(t.due, ", "))
-	}
 	if len(t.Markers) == 0 {
-		if t.Failed && len(t.due) > 0 {
-			return nil
-		}
 		article := "a"
 		if marker == "ABORT" {
 			article = "an"
@@ -266,17 +247,17 @@ func (s *Session) endTxn(w io.Writer, a *Args, commit bool) error {
 	if err != nil {
 		return err
 	}
-	res := txnEnded{ID: id, Outcome: outcome, Pending: h.State() == engine.Pending, Markers: []markerInfo{},
-		Failed: h.State() == engine.Failed}
+	if h.State() == engine.Failed {
+		// A marker was refused at once (NOT_ENOUGH_REPLICAS, or
+		// LEADER_NOT_AVAILABLE while a partition's leader is down): a failed
+		// command like any refused write (decision 43). The transaction
+		// stays prepared and the same outcome may be retried (decision 16);
+		// its transaction_failed event says so.
+		return h.Err()
+	}
+	res := txnEnded{ID: id, Outcome: outcome, Pending: h.State() == engine.Pending, Markers: []markerInfo{}}
 	if d, derr := s.cluster.DescribeTransaction(id); derr == nil {
 		res.State = d.State.String()
-		if res.Failed {
-			// The partitions whose run of this transaction is not resolved
-			// under the HW: the ones the attempt had to mark.
-			for _, r := range d.OpenRuns {
-				res.due = append(res.due, r.TP.String())
-			}
-		}
 	}
 	for _, ack := range h.Acks {
 		m := markerInfo{Topic: ack.TP.Topic, Partition: ack.TP.Partition, Offset: ack.Target - 1, AckID: ack.ID(), Pending: ack.State() == engine.Pending}
