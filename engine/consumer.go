@@ -408,6 +408,21 @@ func (con *Consumer) Commit() error {
 	return con.c.coord.offsets.Commit(con.groupID, offsets)
 }
 
+// CommitOffsets commits explicit offsets for the consumer's group exactly
+// as Commit commits its positions: a group member through the coordinator,
+// fenced by its generation and assignment (§11.2); a manually assigned
+// consumer straight into the offset store, unfenced. The consumer's
+// positions do not change.
+func (con *Consumer) CommitOffsets(offsets map[TopicPartition]int64) error {
+	if err := con.check(); err != nil {
+		return err
+	}
+	if con.joined {
+		return con.c.coord.groups.Commit(con.groupID, con.memberID, con.generation, group.Offsets(offsets))
+	}
+	return con.c.coord.offsets.Commit(con.groupID, group.Offsets(offsets))
+}
+
 // Lag is how far tp's position is behind the consumer's end: max(0, HW -
 // position), or LSO - position for read_committed. The position must be
 // initialized.

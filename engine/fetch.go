@@ -3,7 +3,6 @@ package engine
 import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // Transactions is what the read path needs from a transaction layer: the
@@ -113,38 +112,4 @@ func (c *Cluster) LogStartOffset(tp TopicPartition) (int64, error) {
 		return 0, err
 	}
 	return l.LogStartOffset(), nil
-}
-
-// ReplicaLog returns one broker's log of a partition for inspection
-// (segments, dump, index): UNKNOWN_PARTITION when the broker has no replica,
-// BROKER_NOT_AVAILABLE while it is down.
-func (c *Cluster) ReplicaLog(tp TopicPartition, broker int32) (*storage.Log, error) {
-	if err := c.guard(); err != nil {
-		return nil, err
-	}
-	rs, err := c.replicaSet(tp)
-	if err != nil {
-		return nil, err
-	}
-	r := rs.Replica(broker)
-	if r == nil {
-		return nil, kerr.New(kerr.UnknownPartition, "broker %d has no replica for %s", broker, tp)
-	}
-	if !r.Up() {
-		return nil, kerr.New(kerr.BrokerNotAvailable, "broker %d is down", broker)
-	}
-	return r.Log(), nil
-}
-
-// LeaderLog returns the partition leader's log (LEADER_NOT_AVAILABLE while
-// the leader is down).
-func (c *Cluster) LeaderLog(tp TopicPartition) (*storage.Log, error) {
-	if err := c.guard(); err != nil {
-		return nil, err
-	}
-	rs, err := c.replicaSet(tp)
-	if err != nil {
-		return nil, err
-	}
-	return rs.LeaderLog()
 }

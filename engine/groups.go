@@ -166,13 +166,54 @@ func (c *Cluster) expireGroupMembers() {
 	}
 }
 
-// GroupCoordinator returns the cluster's group coordinator (for inspection;
-// consumers are the way to join and commit).
-func (c *Cluster) GroupCoordinator() (*group.Coordinator, error) {
+// GroupAssignment is what a member learns from a join: the group's
+// generation and the member's partitions, sorted by topic then partition.
+type GroupAssignment = group.JoinResult
+
+// JoinGroup joins memberID, chosen by the caller (a protocol client's
+// member id), to groupID with these topic subscriptions, rebalances, and
+// returns the member's generation and assignment (§11.2; every join bumps
+// the generation). Empty ids and unknown topics are argument errors,
+// checked before anything changes. Consumers (NewConsumer) join through
+// Subscribe instead; this is the door for adapters whose clients name
+// their own members.
+func (c *Cluster) JoinGroup(groupID, memberID string, topics []string) (GroupAssignment, error) {
 	if err := c.checkCoordination(); err != nil {
-		return nil, err
+		return GroupAssignment{}, err
 	}
-	return c.coord.groups, nil
+	return c.coord.groups.Join(groupID, memberID, topics)
+}
+
+// GroupHeartbeat renews a member's session (UNKNOWN_MEMBER for an unknown
+// group or member, ILLEGAL_GENERATION for a stale generation).
+func (c *Cluster) GroupHeartbeat(groupID, memberID string, generation int32) error {
+	if err := c.checkCoordination(); err != nil {
+		return err
+	}
+	return c.coord.groups.Heartbeat(groupID, memberID, generation)
+}
+
+// LeaveGroup removes a member from its group, which rebalances at once. An
+// unknown group or member is a silent no-op; it reports whether it removed
+// someone.
+func (c *Cluster) LeaveGroup(groupID, memberID string) (bool, error) {
+	if err := c.checkCoordination(); err != nil {
+		return false, err
+	}
+	return c.coord.groups.Leave(groupID, memberID)
+}
+
+// CommitGroupOffsets is a member's fenced offset commit, with the checks of
+// §11.2 in their normative order: the group exists (UNKNOWN_MEMBER), is
+// STABLE (REBALANCE_IN_PROGRESS), the generation is current
+// (ILLEGAL_GENERATION), the member exists (UNKNOWN_MEMBER), every partition
+// is assigned to it (NOT_PARTITION_OWNER); negative offsets are argument
+// errors. Nothing is committed unless every check passes.
+func (c *Cluster) CommitGroupOffsets(groupID, memberID string, generation int32, offsets map[TopicPartition]int64) error {
+	if err := c.checkCoordination(); err != nil {
+		return err
+	}
+	return c.coord.groups.Commit(groupID, memberID, generation, group.Offsets(offsets))
 }
 
 // CommittedOffset returns a group's committed offset for a partition, and
@@ -187,7 +228,7 @@ func (c *Cluster) CommittedOffset(groupID string, tp TopicPartition) (int64, boo
 
 // ListGroups lists the consumer groups (`group list`): every group that ever
 // had a member, plus every group with committed offsets, sorted by id.
-func (c *Cluster) ListGroups() ([]group.GroupListing, error) {
+func (c *Cluster) ListGroups() ([]GroupListing, error) {
 	if err := c.checkCoordination(); err != nil {
 		return nil, err
 	}
@@ -212,9 +253,9 @@ type GroupPartition struct {
 // GroupDescription is `group describe G`.
 type GroupDescription struct {
 	GroupID    string
-	State      group.State // State.KafkaName() is what Kafka prints
+	State      GroupState // State.KafkaName() is what Kafka prints
 	Generation int32
-	Members    []group.MemberDescription
+	Members    []GroupMember
 	Partitions []GroupPartition
 }
 

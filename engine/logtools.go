@@ -37,7 +37,7 @@ func (c *Cluster) logsFor(tp TopicPartition, broker int32) ([]int32, *replicatio
 		return nil, nil, err
 	}
 	if broker != AllReplicas {
-		if _, err := c.ReplicaLog(tp, broker); err != nil {
+		if _, err := c.replicaLog(tp, broker); err != nil {
 			return nil, nil, err
 		}
 		return []int32{broker}, rs, nil
@@ -109,10 +109,10 @@ func (c *Cluster) Compact(tp TopicPartition, broker int32, deleteRetentionMs int
 // active segment; n 0 is the mode's default amount). The damage shows at the
 // next open of that log: a cluster reopen or a restart of the broker, whose
 // recovery report says what it repaired.
-func (c *Cluster) Corrupt(tp TopicPartition, broker int32, segmentBase int64, mode storage.CorruptMode, n int) (storage.CorruptReport, error) {
-	l, err := c.ReplicaLog(tp, broker)
+func (c *Cluster) Corrupt(tp TopicPartition, broker int32, segmentBase int64, mode CorruptMode, n int) (CorruptReport, error) {
+	l, err := c.replicaLog(tp, broker)
 	if err != nil {
-		return storage.CorruptReport{}, err
+		return CorruptReport{}, err
 	}
 	rep, err := l.Corrupt(segmentBase, mode, n)
 	if err != nil {

@@ -89,6 +89,24 @@ func (c *Cluster) partitionCount(topicName string) (int32, error) {
 	return n, nil
 }
 
+// PartitionFor is the partition Produce would choose now for a record of
+// topicName with this key (UNKNOWN_TOPIC for an unknown topic): the
+// cluster's partitioner on the key for a keyed record (an empty key is a
+// key), and the topic's sticky partition for a null key, which moves on
+// after each successful keyless batch (decision 3). It changes nothing.
+// Everything outside engine/producer that needs the keyed rule asks here,
+// so the partitioner the cluster runs with is the only one.
+func (c *Cluster) PartitionFor(topicName string, key []byte) (int32, error) {
+	if err := c.guard(); err != nil {
+		return 0, err
+	}
+	count, err := c.partitionCount(topicName)
+	if err != nil {
+		return 0, err
+	}
+	return c.partitioner.Choose(topicName, count, key)
+}
+
 // PendingAcks lists every pending acks=all acknowledgement, by id.
 func (c *Cluster) PendingAcks() []*Ack {
 	var out []*Ack

@@ -7,7 +7,6 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/storage"
@@ -249,7 +248,10 @@ func (c *Cluster) TransactionSend(id, topicName string, partition int32, r recor
 	case partition == AnyPartition && r.Key == nil:
 		partition = 0
 	case partition == AnyPartition:
-		partition = producer.KeyPartition(r.Key, count)
+		// The cluster's partitioner, as PartitionFor (a keyed record).
+		if partition, err = c.partitioner.Choose(topicName, count, r.Key); err != nil {
+			return nil, err
+		}
 	case partition < 0 || partition >= count:
 		return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, partition)
 	}

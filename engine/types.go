@@ -3,11 +3,14 @@ package engine
 import (
 	"strings"
 
+	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/storage"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 // TopicPartition is the address of one ordered log ("orders-0").
@@ -140,3 +143,61 @@ type Future = producer.Future
 
 // RecordMetadata is where a sent record went.
 type RecordMetadata = producer.RecordMetadata
+
+// GroupState is a consumer group's state (§11.2): String() is the spec's
+// lowercase value, KafkaName() what kafka-consumer-groups prints.
+type GroupState = group.State
+
+// The group states, in order. PreparingRebalance exists only inside a
+// synchronous rebalance, so callers see Empty or Stable.
+const (
+	GroupEmpty              = group.Empty
+	GroupPreparingRebalance = group.PreparingRebalance
+	GroupStable             = group.Stable
+)
+
+// GroupListing is one line of `group list`.
+type GroupListing = group.GroupListing
+
+// GroupMember describes one member of a group: id, subscriptions,
+// assignment and session deadline (copies).
+type GroupMember = group.MemberDescription
+
+// TransactionState is a transaction's state (§12.1): String() is the
+// journal's lowercase value, KafkaName() Kafka's display name.
+type TransactionState = txn.State
+
+// The transaction states, in order.
+const (
+	TransactionOngoing        = txn.Ongoing
+	TransactionPrepareCommit  = txn.PrepareCommit
+	TransactionCompleteCommit = txn.CompleteCommit
+	TransactionPrepareAbort   = txn.PrepareAbort
+	TransactionCompleteAbort  = txn.CompleteAbort
+)
+
+// TransactionJournalFileName is the transaction coordinator's journal in the
+// data directory.
+const TransactionJournalFileName = txn.JournalFileName
+
+// CorruptMode is a kind of damage Corrupt does to a segment file.
+type CorruptMode = storage.CorruptMode
+
+// The damage modes: garbage appends bytes that look like the start of a
+// frame (a torn write), truncate cuts bytes off the end, flip flips the
+// lowest bit of one byte.
+const (
+	CorruptGarbage  = storage.Garbage
+	CorruptTruncate = storage.Truncate
+	CorruptFlip     = storage.Flip
+)
+
+// ParseCorruptMode reads "garbage", "truncate" or "flip".
+func ParseCorruptMode(s string) (CorruptMode, error) { return storage.ParseCorruptMode(s) }
+
+// DefaultCorruptBytes is the amount Corrupt uses when given 0: 1 for flip
+// (the last byte), 16 otherwise.
+func DefaultCorruptBytes(m CorruptMode) int { return storage.DefaultCorruptBytes(m) }
+
+// CorruptReport says what Corrupt changed.
+type CorruptReport = storage.CorruptReport

@@ -8,9 +8,6 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/producer"
-	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // evalCheck reads the quantity a parsed check names from the cluster.
@@ -92,11 +89,7 @@ func (s *Session) partitionQuantity(a *Args, sp *checkSpec) (quantity, error) {
 	if sp.broker >= 0 {
 		broker = sp.broker
 	}
-	l, err := s.cluster.ReplicaLog(sp.tp, broker)
-	if err != nil {
-		return quantity{}, err
-	}
-	return logQuantity(l, sp)
+	return s.logQuantity(sp.tp, broker, sp)
 }
 
 func replicaList(st engine.PartitionState) []int32 {
@@ -130,19 +123,23 @@ func (s *Session) visibleRecords(sp *checkSpec, st engine.PartitionState) (quant
 	return listQ(items), nil
 }
 
-// logQuantity reads a quantity of one replica's log on disk.
-func logQuantity(l *storage.Log, sp *checkSpec) (quantity, error) {
+// logQuantity reads a quantity of one replica's log (the broker's).
+func (s *Session) logQuantity(tp engine.TopicPartition, broker int32, sp *checkSpec) (quantity, error) {
+	l, err := s.cluster.DescribeLog(tp, broker)
+	if err != nil {
+		return quantity{}, err
+	}
 	switch sp.q.name {
 	case "segments":
 		items := []string{}
-		for _, sg := range l.Segments() {
+		for _, sg := range l.Segments {
 			items = append(items, strconv.FormatInt(sg.Base, 10))
 		}
 		return listQ(items), nil
 	case "index":
 		items := []string{}
-		for _, sg := range l.Segments() {
-			entries, err := l.Index(sg.Base)
+		for _, sg := range l.Segments {
+			entries, err := s.cluster.LogIndex(tp, broker, sg.Base)
 			if err != nil {
 				return quantity{}, err
 			}
@@ -152,63 +149,52 @@ func logQuantity(l *storage.Log, sp *checkSpec) (quantity, error) {
 		}
 		return listQ(items), nil
 	case "batches":
-		n := int64(0)
-		err := l.Batches(l.LogStartOffset(), func(storage.RawBatch) error { n++; return nil })
-		return intQ(n), err
+		batches, err := s.cluster.LogBatches(tp, broker, l.LogStart, -1, 0)
+		return intQ(int64(len(batches))), err
 	case "values":
 		items := []string{}
-		err := scanRecords(l, l.LogStartOffset(), func(off int64, r record.Record) error {
+		err := s.scanRecords(tp, broker, l.LogStart, -1, func(r engine.LogRecord) {
 			items = append(items, valueToken(r.Value))
-			return nil
 		})
 		return listQ(items), err
 	}
 	// key or value at offset=N
-	if sp.offset < l.LogStartOffset() || sp.offset >= l.LEO() {
+	if sp.offset < l.LogStart || sp.offset >= l.LEO {
 		return noneQ(), nil
 	}
 	found := noneQ()
-	err := scanRecords(l, sp.offset, func(off int64, r record.Record) error {
-		if off == sp.offset {
+	err = s.scanRecords(tp, broker, sp.offset, sp.offset+1, func(r engine.LogRecord) {
+		if r.Offset == sp.offset {
 			b := r.Value
 			if sp.q.name == "key" {
 				b = r.Key
 			}
 			found = wordQ(valueToken(b))
 		}
-		if off >= sp.offset {
-			return errStopScan
-		}
-		return nil
 	})
-	if errors.Is(err, errStopScan) {
-		err = nil
-	}
 	return found, err
 }
 
-// scanRecords calls fn for every data record of l at or after from, in
-// offset order; transaction markers are skipped.
-func scanRecords(l *storage.Log, from int64, fn func(offset int64, r record.Record) error) error {
-	return l.Batches(from, func(rb storage.RawBatch) error {
-		if rb.Meta.IsControl() {
-			return nil
-		}
-		b, err := record.Decode(rb.Frame)
+// scanRecords calls fn for every data record of broker's log of tp in
+// [from, to) (to < 0: up to the LEO), in offset order; transaction markers
+// are skipped.
+func (s *Session) scanRecords(tp engine.TopicPartition, broker int32, from, to int64, fn func(engine.LogRecord)) error {
+	batches, err := s.cluster.LogBatches(tp, broker, from, to, 0)
+	if err != nil {
+		return err
+	}
+	for _, b := range batches {
+		recs, err := b.Records()
 		if err != nil {
 			return err
 		}
-		for i, r := range b.Records {
-			off := b.BaseOffset + int64(b.OffsetDeltas[i])
-			if off < from {
-				continue
-			}
-			if err := fn(off, r); err != nil {
-				return err
+		for _, r := range recs {
+			if r.Offset >= from && (to < 0 || r.Offset < to) {
+				fn(r)
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func (s *Session) topicQuantity(sp *checkSpec) (quantity, error) {
@@ -220,7 +206,9 @@ func (s *Session) topicQuantity(sp *checkSpec) (quantity, error) {
 	if sp.q.name == "partitions" {
 		return intQ(int64(n)), nil
 	}
-	return intQ(int64(producer.KeyPartition(sp.key, n))), nil
+	// key= is never null (an empty value is the empty key, which is a key).
+	p, err := s.cluster.PartitionFor(sp.name, append([]byte{}, sp.key...))
+	return intQ(int64(p)), err
 }
 
 func (s *Session) brokerQuantity(a *Args, sp *checkSpec) (quantity, error) {

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/minikafka-lab/minikafka/engine/group"
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/topic"
-	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 // A check expression is parsed without the cluster (checkSpec), so that
@@ -49,7 +48,7 @@ type quantityDef struct {
 
 var groupStates = func() []string {
 	var out []string
-	for s := group.Empty; s <= group.Stable; s++ {
+	for s := engine.GroupEmpty; s <= engine.GroupStable; s++ {
 		out = append(out, s.String())
 	}
 	return out
@@ -57,7 +56,7 @@ var groupStates = func() []string {
 
 var txnStates = func() []string {
 	var out []string
-	for s := txn.Ongoing; s <= txn.CompleteAbort; s++ {
+	for s := engine.TransactionOngoing; s <= engine.TransactionCompleteAbort; s++ {
 		out = append(out, s.String())
 	}
 	return out

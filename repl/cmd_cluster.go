@@ -7,7 +7,6 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 var clusterCommand = &Command{
@@ -161,7 +160,7 @@ type journalDrop struct {
 // dropped 12 bytes (1 line) at byte 620: crc mismatch (...)".
 func (j journalRecovery) line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s replayed (%s), %s", txn.JournalFileName, plural(j.Lines, "line", "lines"),
+	fmt.Fprintf(&b, "%s: %s replayed (%s), %s", engine.TransactionJournalFileName, plural(j.Lines, "line", "lines"),
 		plural(j.Transactions, "transaction", "transactions"), plural(int(j.Bytes), "byte", "bytes"))
 	if j.NewlineAdded {
 		b.WriteString("; the last line had no newline, which recovery added")

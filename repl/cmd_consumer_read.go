@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
@@ -192,8 +191,8 @@ func (r committedResult) writeText(w io.Writer, _ *style) error {
 // tpOffsets reads the TP=OFFSET pairs of consumer commit and txn offsets
 // (orders-0=5), leaving out the key skip; notTP is the message for a key
 // that is not a partition (%s is the key).
-func tpOffsets(a *Args, skip, notTP string) group.Offsets {
-	offsets := group.Offsets{}
+func tpOffsets(a *Args, skip, notTP string) map[engine.TopicPartition]int64 {
+	offsets := map[engine.TopicPartition]int64{}
 	for _, p := range a.Pairs() {
 		if p.Key == skip {
 			continue
@@ -242,7 +241,7 @@ func runConsumerCommit(s *Session, w io.Writer, a *Args) error {
 // Consumer.Commit commits its positions: a group member through the
 // coordinator, fenced by its generation and assignment; a hand-assigned
 // consumer straight into its group's offsets. Every partition must exist.
-func (s *Session) commitOffsets(c *engine.Consumer, offsets group.Offsets) error {
+func (s *Session) commitOffsets(c *engine.Consumer, offsets map[engine.TopicPartition]int64) error {
 	if c.Closed() {
 		return kerr.State("consumer is closed")
 	}
@@ -251,14 +250,7 @@ func (s *Session) commitOffsets(c *engine.Consumer, offsets group.Offsets) error
 			return err
 		}
 	}
-	coord, err := s.cluster.GroupCoordinator()
-	if err != nil {
-		return err
-	}
-	if gen, joined := c.Generation(); joined {
-		return coord.Commit(c.GroupID(), c.MemberID(), gen, offsets)
-	}
-	return coord.Offsets().Commit(c.GroupID(), offsets)
+	return c.CommitOffsets(offsets)
 }
 
 // assignmentView is the result of consumer assignment: the consumer's own

@@ -8,9 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/storage"
-	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 // partitionsOrJournal completes corrupt's first argument: a partition, or
@@ -41,47 +40,47 @@ func runCorruptJournal(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	mode, err := storage.ParseCorruptMode(modeName)
+	mode, err := engine.ParseCorruptMode(modeName)
 	if err != nil {
 		return err
 	}
 	if n == 0 {
-		n = storage.DefaultCorruptBytes(mode)
+		n = engine.DefaultCorruptBytes(mode)
 	}
-	path := filepath.Join(s.cfg.DataDir, txn.JournalFileName)
+	path := filepath.Join(s.cfg.DataDir, engine.TransactionJournalFileName)
 	c, err := corruptFile(path, mode, n)
 	if err != nil {
 		return err
 	}
-	c.File = txn.JournalFileName
+	c.File = engine.TransactionJournalFileName
 	return s.emit(w, c)
 }
 
 // corruptFile writes the damage into path and says what changed.
-func corruptFile(path string, mode storage.CorruptMode, n int) (corrupted, error) {
+func corruptFile(path string, mode engine.CorruptMode, n int) (corrupted, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return corrupted{}, kerr.State("there is no %s yet: the first `txn begin` writes it", txn.JournalFileName)
+		return corrupted{}, kerr.State("there is no %s yet: the first `txn begin` writes it", engine.TransactionJournalFileName)
 	}
 	if err != nil {
-		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot read %s", txn.JournalFileName)
+		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot read %s", engine.TransactionJournalFileName)
 	}
 	c := corrupted{Mode: mode.String(), Bytes: n, SizeBefore: int64(len(data))}
 	switch mode {
-	case storage.Garbage:
+	case engine.CorruptGarbage:
 		c.Position = int64(len(data))
 		for i := 0; i < n; i++ {
 			data = append(data, tornJournalLine[i%len(tornJournalLine)])
 		}
-	case storage.Truncate:
+	case engine.CorruptTruncate:
 		if n > len(data) {
-			return corrupted{}, kerr.Argument("%s has %s, cannot cut %d", txn.JournalFileName, plural(len(data), "byte", "bytes"), n)
+			return corrupted{}, kerr.Argument("%s has %s, cannot cut %d", engine.TransactionJournalFileName, plural(len(data), "byte", "bytes"), n)
 		}
 		data = data[:len(data)-n]
 		c.Position = int64(len(data))
 	default:
 		if n > len(data) {
-			return corrupted{}, kerr.Argument("%s has %s, cannot flip the byte %d before the end", txn.JournalFileName, plural(len(data), "byte", "bytes"), n)
+			return corrupted{}, kerr.Argument("%s has %s, cannot flip the byte %d before the end", engine.TransactionJournalFileName, plural(len(data), "byte", "bytes"), n)
 		}
 		c.Position = int64(len(data) - n)
 		data[c.Position] ^= 1
@@ -89,7 +88,7 @@ func corruptFile(path string, mode storage.CorruptMode, n int) (corrupted, error
 	}
 	c.SizeAfter = int64(len(data))
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot write %s", txn.JournalFileName)
+		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot write %s", engine.TransactionJournalFileName)
 	}
 	return c, nil
 }

@@ -8,29 +8,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/storage"
-	"github.com/minikafka-lab/minikafka/engine/txn"
 )
 
 // TestCorruptFile: each mode changes exactly the bytes it says, and a
 // missing journal or an impossible size changes nothing.
 func TestCorruptFile(t *testing.T) {
 	orig := []byte("line one\nline two\n")
-	path := filepath.Join(t.TempDir(), txn.JournalFileName)
-	if _, err := corruptFile(path, storage.Garbage, 4); !errors.Is(err, kerr.IllegalState) {
+	path := filepath.Join(t.TempDir(), engine.TransactionJournalFileName)
+	if _, err := corruptFile(path, engine.CorruptGarbage, 4); !errors.Is(err, kerr.IllegalState) {
 		t.Fatalf("missing journal: %v", err)
 	}
 	for _, c := range []struct {
-		mode storage.CorruptMode
+		mode engine.CorruptMode
 		n    int
 		want []byte
 		pos  int64
 	}{
-		{storage.Garbage, 4, append(append([]byte{}, orig...), tornJournalLine[:4]...), int64(len(orig))},
-		{storage.Garbage, len(tornJournalLine) + 2, append(append(append([]byte{}, orig...), tornJournalLine...), tornJournalLine[:2]...), int64(len(orig))},
-		{storage.Truncate, 3, orig[:len(orig)-3], int64(len(orig) - 3)},
-		{storage.Flip, 1, append(append([]byte{}, orig[:len(orig)-1]...), '\n'^1), int64(len(orig) - 1)},
+		{engine.CorruptGarbage, 4, append(append([]byte{}, orig...), tornJournalLine[:4]...), int64(len(orig))},
+		{engine.CorruptGarbage, len(tornJournalLine) + 2, append(append(append([]byte{}, orig...), tornJournalLine...), tornJournalLine[:2]...), int64(len(orig))},
+		{engine.CorruptTruncate, 3, orig[:len(orig)-3], int64(len(orig) - 3)},
+		{engine.CorruptFlip, 1, append(append([]byte{}, orig[:len(orig)-1]...), '\n'^1), int64(len(orig) - 1)},
 	} {
 		if err := os.WriteFile(path, orig, 0o644); err != nil {
 			t.Fatal(err)
@@ -44,7 +43,7 @@ func TestCorruptFile(t *testing.T) {
 			t.Errorf("%s %d: file %q, report %+v", c.mode, c.n, got, rep)
 		}
 	}
-	for _, mode := range []storage.CorruptMode{storage.Truncate, storage.Flip} {
+	for _, mode := range []engine.CorruptMode{engine.CorruptTruncate, engine.CorruptFlip} {
 		if err := os.WriteFile(path, orig, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 var logCommand = &Command{
@@ -138,14 +137,13 @@ func (s *Session) replicaBroker(a *Args, tp engine.TopicPartition) (int32, error
 	return b, a.Err()
 }
 
-// replicaLog finds the log of broker=ID (default: the leader) of tp.
-func (s *Session) replicaLog(a *Args, tp engine.TopicPartition) (*storage.Log, int32, error) {
+// replicaLog describes the log of broker=ID (default: the leader) of tp.
+func (s *Session) replicaLog(a *Args, tp engine.TopicPartition) (engine.LogDescription, error) {
 	b, err := s.replicaBroker(a, tp)
 	if err != nil {
-		return nil, 0, err
+		return engine.LogDescription{}, err
 	}
-	l, err := s.cluster.ReplicaLog(tp, b)
-	return l, b, err
+	return s.cluster.DescribeLog(tp, b)
 }
 
 // relPath shows a file below the data directory, so that output does not
@@ -201,13 +199,13 @@ func runLogSegments(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	l, b, err := s.replicaLog(a, tp)
+	l, err := s.replicaLog(a, tp)
 	if err != nil {
 		return err
 	}
-	v := segmentsView{Topic: tp.Topic, Partition: tp.Partition, Broker: b, LogStart: l.LogStartOffset(), LEO: l.LEO(),
-		SizeBytes: l.SizeBytes(), Unflushed: l.UnflushedBytes(), Dir: s.relPath(l.Dir())}
-	for _, sg := range l.Segments() {
+	v := segmentsView{Topic: tp.Topic, Partition: tp.Partition, Broker: l.Broker, LogStart: l.LogStart, LEO: l.LEO,
+		SizeBytes: l.SizeBytes, Unflushed: l.UnflushedBytes, Dir: s.relPath(l.Dir)}
+	for _, sg := range l.Segments {
 		v.Segments = append(v.Segments, segmentView{File: filepath.Base(sg.LogPath), Base: sg.Base, NextOffset: sg.NextOffset,
 			SizeBytes: sg.SizeBytes, IndexEntries: sg.IndexEntries, MaxTimestamp: sg.MaxTimestamp, Active: sg.Active})
 	}
@@ -256,14 +254,14 @@ func segmentArg(a *Args) (base int64, ok bool) {
 }
 
 // selectSegments returns the segments segment= picks (all when absent).
-func selectSegments(l *storage.Log, base int64, given bool) ([]storage.SegmentInfo, error) {
-	all := l.Segments()
+func selectSegments(l engine.LogDescription, base int64, given bool) ([]engine.LogSegment, error) {
+	all := l.Segments
 	if !given {
 		return all, nil
 	}
 	for _, sg := range all {
 		if (base < 0 && sg.Active) || sg.Base == base {
-			return []storage.SegmentInfo{sg}, nil
+			return []engine.LogSegment{sg}, nil
 		}
 	}
 	var bases []string
@@ -274,33 +272,33 @@ func selectSegments(l *storage.Log, base int64, given bool) ([]storage.SegmentIn
 }
 
 // logSegmentsArg resolves `TP [broker=ID] [segment=active|BASE]`, shared by
-// log index and log dump: the replica's log, its broker, and the segments
+// log index and log dump: the replica's log description and the segments
 // chosen (all of them without segment=).
-func logSegmentsArg(s *Session, a *Args) (*storage.Log, int32, []storage.SegmentInfo, error) {
+func logSegmentsArg(s *Session, a *Args) (engine.LogDescription, []engine.LogSegment, error) {
 	tp := a.TP(0)
 	base, given := segmentArg(a)
 	if err := a.Err(); err != nil {
-		return nil, 0, nil, err
+		return engine.LogDescription{}, nil, err
 	}
-	l, b, err := s.replicaLog(a, tp)
+	l, err := s.replicaLog(a, tp)
 	if err != nil {
-		return nil, 0, nil, err
+		return engine.LogDescription{}, nil, err
 	}
 	segs, err := selectSegments(l, base, given)
 	if err != nil {
-		return nil, 0, nil, a.usage("%v", err)
+		return engine.LogDescription{}, nil, a.usage("%v", err)
 	}
-	return l, b, segs, nil
+	return l, segs, nil
 }
 
 func runLogIndex(s *Session, w io.Writer, a *Args) error {
-	l, b, segs, err := logSegmentsArg(s, a)
+	l, segs, err := logSegmentsArg(s, a)
 	if err != nil {
 		return err
 	}
-	v := indexView{Broker: b}
+	v := indexView{Broker: l.Broker}
 	for _, sg := range segs {
-		entries, err := l.Index(sg.Base)
+		entries, err := s.cluster.LogIndex(l.TP, l.Broker, sg.Base)
 		if err != nil {
 			return err
 		}
@@ -352,7 +350,7 @@ func runCorrupt(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	mode, err := storage.ParseCorruptMode(modeName)
+	mode, err := engine.ParseCorruptMode(modeName)
 	if err != nil {
 		return err
 	}

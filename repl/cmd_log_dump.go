@@ -3,8 +3,7 @@ package repl
 import (
 	"io"
 
-	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/tools/dumplog"
 )
 
@@ -61,23 +60,21 @@ func (v dumpView) writeText(w io.Writer, _ *style) error {
 // cut) as an error of the running log, after which the dump shows what is
 // on disk, as kafka-dump-log does: the valid batches before the damage,
 // then the invalid bytes to the end of the file.
-func dumpSegmentOf(l *storage.Log, sg storage.SegmentInfo) (dumplog.Segment, error) {
-	var batches []storage.RawBatch
-	err := l.Batches(sg.Base, func(rb storage.RawBatch) error {
-		if rb.Segment != sg.Base {
-			return errStopScan
-		}
-		batches = append(batches, rb)
-		return nil
-	})
-	if err != nil && err != errStopScan {
+func (s *Session) dumpSegmentOf(l engine.LogDescription, sg engine.LogSegment) (dumplog.Segment, error) {
+	batches, err := s.cluster.LogBatches(l.TP, l.Broker, sg.Base, sg.NextOffset, 0)
+	if err != nil {
 		disk, derr := dumplog.ReadSegmentFile(sg.LogPath)
 		if derr != nil || disk.Invalid == nil {
 			return dumplog.Segment{}, err
 		}
 		return disk, nil
 	}
-	seg := dumplog.Segment{BaseOffset: sg.Base, Frames: dumplog.FromRaw(batches)}
+	seg := dumplog.Segment{BaseOffset: sg.Base, Frames: []dumplog.Frame{}}
+	for _, b := range batches {
+		if b.Segment == sg.Base {
+			seg.Frames = append(seg.Frames, dumplog.Frame{Position: b.Position, Bytes: b.Frame, Meta: b.Meta})
+		}
+	}
 	if disk, err := dumplog.ReadSegmentFile(sg.LogPath); err == nil && disk.Invalid != nil {
 		seg.Invalid = disk.Invalid
 	}
@@ -85,13 +82,13 @@ func dumpSegmentOf(l *storage.Log, sg storage.SegmentInfo) (dumplog.Segment, err
 }
 
 func runLogDump(s *Session, w io.Writer, a *Args) error {
-	l, b, segs, err := logSegmentsArg(s, a)
+	l, segs, err := logSegmentsArg(s, a)
 	if err != nil {
 		return err
 	}
-	v := dumpView{Broker: b, records: a.Flag("records"), Segments: []dumpSegment{}}
+	v := dumpView{Broker: l.Broker, records: a.Flag("records"), Segments: []dumpSegment{}}
 	for _, sg := range segs {
-		seg, err := dumpSegmentOf(l, sg)
+		seg, err := s.dumpSegmentOf(l, sg)
 		if err != nil {
 			return err
 		}
@@ -106,13 +103,13 @@ func runLogDump(s *Session, w io.Writer, a *Args) error {
 				Position: f.Position, CreateTime: m.MaxTimestamp, Size: m.Size, CRC: m.CRC,
 			})
 			if v.records && !m.IsControl() {
-				b, err := record.Decode(f.Bytes)
+				recs, err := engine.LogBatch{Meta: m, Frame: f.Bytes}.Records()
 				if err != nil {
 					return err
 				}
-				for i, r := range b.Records {
-					last := &ds.Batches[len(ds.Batches)-1]
-					last.Records = append(last.Records, newJSONRecord(b.BaseOffset+int64(b.OffsetDeltas[i]), r))
+				last := &ds.Batches[len(ds.Batches)-1]
+				for _, r := range recs {
+					last.Records = append(last.Records, newJSONRecord(r.Offset, r.Record))
 				}
 			}
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/producer"
 )
 
 var producerCommand = &Command{
@@ -110,8 +109,8 @@ so only the last batch can be retried.`,
 // record it sent or retried, which check producer P acked counts.
 type namedProducer struct {
 	name    string
-	p       *producer.Producer
-	futures []*producer.Future
+	p       *engine.Producer
+	futures []*engine.Future
 }
 
 // producerEntry finds the newest producer created under name.
@@ -137,7 +136,7 @@ func (s *Session) producerNamed(name string) (*namedProducer, error) {
 }
 
 // failure returns the error of the first future in fs that failed.
-func failure(fs []*producer.Future) error {
+func failure(fs []*engine.Future) error {
 	for _, f := range fs {
 		if f.State() == engine.Failed {
 			return f.Err()
@@ -162,7 +161,7 @@ type producerCreated struct {
 
 func (p producerCreated) writeText(w io.Writer, _ *style) error {
 	fmt.Fprintf(w, "producer %s: acks=%s batch.size=%d linger.ms=%d", p.Name, p.Acks, p.BatchSize, p.LingerMs)
-	if p.BufferMax != producer.DefaultOptions().MaxBufferBytes {
+	if p.BufferMax != engine.DefaultProducerOptions().MaxBufferBytes {
 		fmt.Fprintf(w, " buffer.memory=%d", p.BufferMax)
 	}
 	if p.Idempotent {
@@ -176,7 +175,7 @@ func (p producerCreated) writeText(w io.Writer, _ *style) error {
 }
 
 func runProducerCreate(s *Session, w io.Writer, a *Args) error {
-	opts := producer.DefaultOptions()
+	opts := engine.DefaultProducerOptions()
 	opts.Name = a.Pos(0)
 	opts.BatchSize = a.Int("batch.size", opts.BatchSize, 1, math.MaxInt64)
 	opts.LingerMs = a.Duration("linger.ms", opts.LingerMs)
@@ -246,7 +245,7 @@ func (r sent) writeText(w io.Writer, _ *style) error {
 func runProducerSend(s *Session, w io.Writer, a *Args) error {
 	name, topicName := a.Pos(0), a.Pos(1)
 	r := produceRecord(a)
-	part := int32(a.Int("partition", int64(producer.AnyPartition), 0, math.MaxInt32))
+	part := int32(a.Int("partition", int64(engine.AnyPartition), 0, math.MaxInt32))
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -260,7 +259,7 @@ func runProducerSend(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	np.futures = append(np.futures, f)
-	if err := failure([]*producer.Future{f}); err != nil {
+	if err := failure([]*engine.Future{f}); err != nil {
 		return err
 	}
 	d := p.Describe()

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/producer"
 )
 
 // retried is the result of producer retry: what the broker did with the
@@ -105,7 +104,7 @@ func runProducerRetry(s *Session, w io.Writer, a *Args) error {
 	// The resent batch's acknowledgement: its id is in the producer's
 	// batch_flushed event; a pending one still knows where the batch is.
 	for _, e := range s.peekEvents() {
-		if bf, ok := e.(producer.BatchFlushed); ok && bf.Retry && bf.AckID != 0 {
+		if bf, ok := e.(engine.BatchFlushed); ok && bf.Retry && bf.AckID != 0 {
 			res.AckID = bf.AckID
 		}
 	}

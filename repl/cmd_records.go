@@ -13,7 +13,6 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 )
 
@@ -212,7 +211,9 @@ func (s *Session) produceWithEpoch(topicName string, part int32, r record.Record
 			return nil, kerr.New(kerr.UnknownPartition, "%s-%d", topicName, part)
 		}
 	case r.Key != nil:
-		part = producer.KeyPartition(r.Key, n)
+		if part, err = s.cluster.PartitionFor(topicName, r.Key); err != nil {
+			return nil, err
+		}
 	case n == 1:
 		part = 0
 	default:

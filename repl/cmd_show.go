@@ -3,13 +3,12 @@ package repl
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"io"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 var showCommand = &Command{
@@ -81,16 +80,12 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 	for i, r := range st.Replicas {
 		row := &p.Rows[i]
 		if r.Up {
-			l, err := s.cluster.ReplicaLog(tp, r.Broker)
-			if err != nil {
-				return err
-			}
 			var fr map[int64][]byte
 			if marking && (r.Diverged || r.Broker == st.Leader) {
 				fr = map[int64][]byte{}
 				frames[r.Broker] = fr
 			}
-			cells, err := readCells(l, p.cols, a.Flag("keys"), fr)
+			cells, err := readCells(replicaReader{s.cluster, tp, r.Broker}, p.cols, a.Flag("keys"), fr)
 			if err != nil {
 				return err
 			}
@@ -125,15 +120,26 @@ func markDifferences(leader int32, frames map[int32]map[int64][]byte, rows []pic
 	}
 }
 
-// errStopScan ends a log scan (storage.Log.Batches) early.
-var errStopScan = errors.New("stop")
+// replicaReader reads one replica's log through the cluster's description
+// API.
+type replicaReader struct {
+	c      *engine.Cluster
+	tp     engine.TopicPartition
+	broker int32
+}
+
+// batches returns the batches holding offsets in [from, to) (to < 0: up
+// to the LEO), at most limit of them (limit <= 0: all).
+func (r replicaReader) batches(from, to int64, limit int) ([]engine.LogBatch, error) {
+	return r.c.LogBatches(r.tp, r.broker, from, to, limit)
+}
 
 // readCells reads the cells of the visible columns from a replica's log,
-// one scan per run of consecutive columns. Records of a transaction are
+// one read per run of consecutive columns. Records of a transaction are
 // marked aborted (x) or still open (?) from the markers that follow them.
-// When frames is not nil, the same scan maps each drawn offset the log
+// When frames is not nil, the same read maps each drawn offset the log
 // holds to the frame of the batch that holds it (markers included).
-func readCells(l *storage.Log, cols []int64, keys bool, frames map[int64][]byte) ([]cell, error) {
+func readCells(l replicaReader, cols []int64, keys bool, frames map[int64][]byte) ([]cell, error) {
 	var out []cell
 	var txnCells []txnCell
 	for i := 0; i < len(cols); {
@@ -146,10 +152,11 @@ func readCells(l *storage.Log, cols []int64, keys bool, frames map[int64][]byte)
 			j++
 		}
 		from, to := cols[i], cols[j]+1
-		err := l.Batches(from, func(rb storage.RawBatch) error {
-			if rb.Meta.BaseOffset >= to {
-				return errStopScan
-			}
+		batches, err := l.batches(from, to, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, rb := range batches {
 			if frames != nil {
 				for o := max(from, rb.Meta.BaseOffset); o <= min(to-1, rb.Meta.LastOffset()); o++ {
 					frames[o] = rb.Frame
@@ -163,33 +170,28 @@ func readCells(l *storage.Log, cols []int64, keys bool, frames map[int64][]byte)
 				if rb.Meta.BaseOffset >= from {
 					out = append(out, cell{Offset: rb.Meta.BaseOffset, Kind: kind})
 				}
-				return nil
+				continue
 			}
-			b, err := record.Decode(rb.Frame)
+			recs, err := rb.Records()
 			if err != nil {
-				return err
+				return nil, err
 			}
-			for k, rec := range b.Records {
-				off := b.BaseOffset + int64(b.OffsetDeltas[k])
-				if off < from || off >= to {
+			for _, rec := range recs {
+				if rec.Offset < from || rec.Offset >= to {
 					continue
 				}
-				c := cell{Offset: off, Kind: cellData, Text: preview(rec.Value)}
+				c := cell{Offset: rec.Offset, Kind: cellData, Text: preview(rec.Value)}
 				if keys {
 					c.Text = preview(rec.Key)
 				}
 				if rec.Value == nil {
 					c.Kind = cellTombstone
 				}
-				if b.Transactional {
-					txnCells = append(txnCells, txnCell{index: len(out), id: b.TransactionalID, next: b.NextOffset()})
+				if rb.Meta.Transactional {
+					txnCells = append(txnCells, txnCell{index: len(out), id: rb.Meta.TransactionalID, next: rb.Meta.NextOffset()})
 				}
 				out = append(out, c)
 			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStopScan) {
-			return nil, err
 		}
 		i = j + 1
 	}
@@ -207,10 +209,14 @@ type txnCell struct {
 	next  int64  // the offset after its batch
 }
 
-// resolveTxnCells scans forward from the first transactional record for the
-// marker that ends each one's transaction: ABORT marks it aborted, no marker
-// yet marks it open; COMMIT leaves it a plain record.
-func resolveTxnCells(l *storage.Log, cells []cell, pending []txnCell) error {
+// markerPage is how many batches resolveTxnCells reads at a time.
+const markerPage = 256
+
+// resolveTxnCells reads forward from the first transactional record for
+// the marker that ends each one's transaction: ABORT marks it aborted, no
+// marker yet marks it open; COMMIT leaves it a plain record. It reads a
+// page of batches at a time and stops once every record is resolved.
+func resolveTxnCells(l replicaReader, cells []cell, pending []txnCell) error {
 	if len(pending) == 0 {
 		return nil
 	}
@@ -220,27 +226,30 @@ func resolveTxnCells(l *storage.Log, cells []cell, pending []txnCell) error {
 	}
 	left := len(pending)
 	done := make([]bool, len(pending))
-	err := l.Batches(from, func(rb storage.RawBatch) error {
-		if !rb.Meta.IsControl() {
-			return nil
+	for left > 0 {
+		page, err := l.batches(from, -1, markerPage)
+		if err != nil {
+			return err
 		}
-		for i, p := range pending {
-			if done[i] || p.id != rb.Meta.TransactionalID || rb.Meta.BaseOffset < p.next {
+		for _, rb := range page {
+			if !rb.Meta.IsControl() {
 				continue
 			}
-			done[i] = true
-			left--
-			if rb.Meta.Control == record.Abort {
-				cells[p.index].Kind = cellAborted
+			for i, p := range pending {
+				if done[i] || p.id != rb.Meta.TransactionalID || rb.Meta.BaseOffset < p.next {
+					continue
+				}
+				done[i] = true
+				left--
+				if rb.Meta.Control == record.Abort {
+					cells[p.index].Kind = cellAborted
+				}
 			}
 		}
-		if left == 0 {
-			return errStopScan
+		if len(page) < markerPage {
+			break
 		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return err
+		from = page[len(page)-1].Meta.NextOffset()
 	}
 	for i, p := range pending {
 		if !done[i] && cells[p.index].Kind != cellTombstone {

@@ -2,7 +2,6 @@ package jsontcp
 
 import (
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
 )
@@ -134,22 +133,14 @@ func (b *ClusterBackend) Fetch(f FetchRequest) ([]Record, error) {
 	return out, nil
 }
 
-// groups returns the cluster's group coordinator. The group operations go
-// straight to it with the client's member id (§14.4), after the cluster's
-// lifecycle guard like every other operation (decision 31): a closed or
-// failed cluster refuses them.
-func (b *ClusterBackend) groups() (*group.Coordinator, error) {
-	return b.Cluster.GroupCoordinator()
-}
+// The group operations go to the cluster with the client's member id
+// (§14.4), after the cluster's lifecycle guard like every other operation
+// (decision 31): a closed or failed cluster refuses them.
 
 // JoinGroup joins a member (chosen by the client) to a group.
 func (b *ClusterBackend) JoinGroup(groupID, memberID string, topics []string) (JoinResult, error) {
 	defer b.drain()
-	g, err := b.groups()
-	if err != nil {
-		return JoinResult{}, err
-	}
-	j, err := g.Join(groupID, memberID, topics)
+	j, err := b.Cluster.JoinGroup(groupID, memberID, topics)
 	if err != nil {
 		return JoinResult{}, err
 	}
@@ -159,25 +150,17 @@ func (b *ClusterBackend) JoinGroup(groupID, memberID string, topics []string) (J
 // Heartbeat checks a member's generation and refreshes its session.
 func (b *ClusterBackend) Heartbeat(groupID, memberID string, generation int32) error {
 	defer b.drain()
-	g, err := b.groups()
-	if err != nil {
-		return err
-	}
-	return g.Heartbeat(groupID, memberID, generation)
+	return b.Cluster.GroupHeartbeat(groupID, memberID, generation)
 }
 
 // CommitOffsets commits a member's offsets, fenced by generation and ownership.
 func (b *ClusterBackend) CommitOffsets(groupID, memberID string, generation int32, offsets []OffsetCommit) error {
 	defer b.drain()
-	g, err := b.groups()
-	if err != nil {
-		return err
-	}
-	m := make(group.Offsets, len(offsets))
+	m := make(map[engine.TopicPartition]int64, len(offsets))
 	for _, o := range offsets {
 		m[o.Partition] = o.Offset
 	}
-	return g.Commit(groupID, memberID, generation, m)
+	return b.Cluster.CommitGroupOffsets(groupID, memberID, generation, m)
 }
 
 // Pump runs one follower fetch on every partition, then the work due on the

@@ -196,7 +196,7 @@ func snapshot(t *testing.T, c *engine.Cluster) string {
 		for _, p := range tm.Partitions {
 			tp := p.TP()
 			hw, _ := c.HighWatermark(tp)
-			log, err := c.LeaderLog(tp)
+			st, err := c.PartitionState(tp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func snapshot(t *testing.T, c *engine.Cluster) string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fmt.Fprintf(&out, "%s hw=%d leo=%d records=%+v\n", tp, hw, log.LEO(), recs)
+			fmt.Fprintf(&out, "%s hw=%d leo=%d records=%+v\n", tp, hw, st.LEO, recs)
 		}
 	}
 	return out.String()
@@ -367,8 +367,8 @@ func TestClusterBadInputChangesNothing(t *testing.T) {
 			return fmt.Errorf("topics %+v %v", topics, err)
 		}
 		for p := range int32(2) {
-			log, err := c.LeaderLog(topic.Partition{Topic: "events", Partition: p})
-			if err != nil || log.LEO() != 0 {
+			st, err := c.PartitionState(topic.Partition{Topic: "events", Partition: p})
+			if err != nil || st.LEO != 0 {
 				return fmt.Errorf("partition %d appended to: %v", p, err)
 			}
 		}

@@ -8,9 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // One partition that cannot replicate (here a leader segment damaged while
@@ -31,11 +29,11 @@ func TestPumpRunsDueWorkWhenAPartitionFails(t *testing.T) {
 		}
 	}
 	broken := engine.TopicPartition{Topic: "broken", Partition: 0}
-	if _, err := c.Corrupt(broken, 1, 0, storage.Flip, 0); err != nil {
+	if _, err := c.Corrupt(broken, 1, 0, engine.CorruptFlip, 0); err != nil {
 		t.Fatal(err)
 	}
 
-	opts := producer.DefaultOptions()
+	opts := engine.DefaultProducerOptions()
 	opts.Name, opts.LingerMs = "lingering", 100
 	p, err := c.NewProducer(opts)
 	if err != nil {

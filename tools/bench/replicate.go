@@ -59,28 +59,36 @@ func followerCatchUp(dir string, o Options, b int) ([]Figure, error) {
 			}
 			c.TakeEvents()
 		}
-		leader, err := c.LeaderLog(tp)
+		leader, err := c.DescribeLog(tp, 1)
 		if err != nil {
 			return 0, err
 		}
-		follower, err := c.ReplicaLog(tp, 2)
+		follower, err := c.DescribeLog(tp, 2)
 		if err != nil {
 			return 0, err
 		}
 		copied = 0
 		start := time.Now()
-		for follower.LEO() < leader.LEO() {
+		for leo := follower.LEO; leo < leader.LEO; {
 			rep, err := c.Replicate(&tp, 2)
 			if err != nil {
 				return 0, err
 			}
 			_, n := rep.Copied()
+			if n == 0 {
+				return 0, fmt.Errorf("follower stopped at offset %d of %d", leo, leader.LEO)
+			}
 			copied += n
+			for _, f := range rep.Partitions[0].Followers {
+				if f.Broker == 2 {
+					leo = f.ToLEO
+				}
+			}
 			c.TakeEvents()
 		}
 		d := time.Since(start)
-		if copied != leader.SizeBytes() {
-			return 0, fmt.Errorf("follower copied %d bytes of %d", copied, leader.SizeBytes())
+		if copied != leader.SizeBytes {
+			return 0, fmt.Errorf("follower copied %d bytes of %d", copied, leader.SizeBytes)
 		}
 		return d, nil
 	})

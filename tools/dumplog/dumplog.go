@@ -39,7 +39,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // Frame is one valid batch of a segment, as stored.
@@ -64,16 +63,6 @@ type Segment struct {
 	BaseOffset int64
 	Frames     []Frame
 	Invalid    *Invalid // nil when the whole file is valid
-}
-
-// FromRaw converts batches read from a storage.Log (ReadBatches, Batches)
-// into frames.
-func FromRaw(batches []storage.RawBatch) []Frame {
-	out := make([]Frame, len(batches))
-	for i, b := range batches {
-		out[i] = Frame{Position: b.Position, Bytes: b.Frame, Meta: b.Meta}
-	}
-	return out
 }
 
 // Text writes the Kafka-style text dump of seg; with records it adds one

@@ -85,7 +85,8 @@ func TestJSONLinesParse(t *testing.T) {
 	}
 }
 
-// The REPL's path: frames read from an open log render like the file.
+// Frames read from an open log (the REPL's log dump reads them through the
+// cluster's LogBatches) render like the file.
 func TestTextFromLog(t *testing.T) {
 	dir := t.TempDir()
 	buildFixture(t, fixtures[0], dir)
@@ -99,7 +100,11 @@ func TestTextFromLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fromLog, fromFile bytes.Buffer
-	Text(&fromLog, Segment{Name: "00000000000000000000.log", BaseOffset: 0, Frames: FromRaw(batches)}, true)
+	frames := make([]Frame, len(batches))
+	for i, b := range batches {
+		frames[i] = Frame{Position: b.Position, Bytes: b.Frame, Meta: b.Meta}
+	}
+	Text(&fromLog, Segment{Name: "00000000000000000000.log", BaseOffset: 0, Frames: frames}, true)
 	seg, err := ReadSegmentFile(filepath.Join(dir, "00000000000000000000.log"))
 	if err != nil {
 		t.Fatal(err)
