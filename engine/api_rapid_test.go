@@ -10,6 +10,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/invariant"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
@@ -125,6 +126,23 @@ func (m *apiModel) snapshot(t *rapid.T) string {
 		add(fmt.Sprint(con.String(), con.Positions(), con.Subscriptions(), g, j, con.Closed()), nil)
 	}
 	add(c.Config().String(), nil)
+	// The description API: every running replica's log, its segments'
+	// indexes and batches, the partitioner's choices, and what the
+	// invariants observe (fetches included).
+	states, _ := c.PartitionStates()
+	for _, st := range states {
+		for _, r := range st.Replicas {
+			d, err := c.DescribeLog(st.TP, r.Broker)
+			add(d, err)
+			for _, sg := range d.Segments {
+				add(c.LogIndex(st.TP, r.Broker, sg.Base))
+			}
+			add(c.LogBatches(st.TP, r.Broker, 0, -1, 0))
+		}
+	}
+	add(c.PartitionFor("t", []byte("k")))
+	add(c.PartitionFor("t", nil))
+	add(invariant.Observe(c), nil)
 	return s
 }
 

@@ -43,6 +43,15 @@
 //   - the ISR also has an offset-lag limit (replica.lag.max.offsets), a
 //     deterministic teaching knob; promotion is manual.
 //
+// # Describing
+//
+// The cluster is the only door: callers never hold a live log, replica set
+// or coordinator. They read plain values copied out of the cluster —
+// PartitionState, Brokers, DescribeLog, LogIndex, LogBatches, DescribeGroup,
+// DescribeTransaction — which changing cannot alias into its state, and
+// describing never changes anything nor emits an event. Package
+// engine/invariant checks the cluster's properties through them alone.
+//
 // # Advance
 //
 // Advance(ms) moves the manual clock, then runs what is due in a fixed

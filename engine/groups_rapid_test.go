@@ -11,7 +11,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
-	"github.com/minikafka-lab/minikafka/engine/txn"
+	"github.com/minikafka-lab/minikafka/engine/invariant"
 )
 
 // coordModel drives consumers, groups and transactions on a 2-broker
@@ -30,11 +30,9 @@ type coordModel struct {
 	// finished records, for instances replaced by a later begin, whether
 	// they had committed.
 	finished map[int]bool
-	// hwDropped is set once a HW may have moved down, which may leave
-	// committed offsets above it: a DataLost event (every in-sync copy lost
-	// unflushed records) or a reopen (decision 8: the HW is recomputed as the
-	// minimum LEO over the replicas).
-	hwDropped bool
+	// mon checks the invariants; it excuses committed offsets a HW drop
+	// left above the HW (a DataLost event, a reopen: decision 8).
+	mon invariant.Monitor
 }
 
 // committedInstance reports whether the instance's transaction completed
@@ -45,19 +43,23 @@ func (m *coordModel) committedInstance(inst int) bool {
 		return m.finished[inst]
 	}
 	d, err := m.c.DescribeTransaction(id)
-	return err == nil && d.State == txn.CompleteCommit
+	return err == nil && d.State == engine.TransactionCompleteCommit
 }
 
 // TestCoordinationStateMachine: random plain produces (acks 1 or all),
 // transactions (begin, send, send offsets, commit, abort, with retries when
 // a marker fails), replication, promotion and rejoin, clock advances
 // (session expiry), and consumers (subscribe, refresh, heartbeat, poll with
-// either isolation, commit, close). After every step:
+// either isolation, commit, close). After every step an invariant.Monitor
+// checks every property, among them:
 //   - read_committed never returns a record of an aborted or unfinished
-//     transaction (fetch and consumer poll);
-//   - LSO <= HW on every partition;
-//   - every committed offset is <= the partition's HW;
-//   - a STABLE generation never assigns one partition to two members.
+//     transaction (read-committed-clean, on a fetch and on every consumer
+//     poll; the model also checks it against the transaction instances it
+//     knows committed);
+//   - LSO <= HW on every partition (lso-le-hw);
+//   - every committed offset is <= the partition's HW (committed-le-hw);
+//   - a generation never assigns one partition to two members
+//     (assignment-disjoint).
 func TestCoordinationStateMachine(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		dir, err := os.MkdirTemp("", "minikafka-coord")
@@ -153,6 +155,9 @@ func TestCoordinationStateMachine(t *testing.T) {
 					recs, _ := con.Poll(rapid.IntRange(0, 5).Draw(t, "max"))
 					if con.Isolation() == engine.ReadCommitted {
 						m.checkCommitted(t, "consumer poll", recs)
+						if vs := invariant.CheckReadCommitted(m.c, recs); len(vs) > 0 {
+							t.Fatalf("consumer poll:\n%s", violations(vs))
+						}
 					}
 				case 3:
 					_ = con.Commit()
@@ -182,7 +187,10 @@ func TestCoordinationStateMachine(t *testing.T) {
 				if err != nil {
 					t.Fatalf("reopen: %v", err)
 				}
-				m.c, m.cons, m.hwDropped = c, nil, true
+				m.c, m.cons = c, nil
+				if err := m.mon.Reopened(c, c.TakeEvents()); err != nil {
+					t.Fatal(err)
+				}
 			},
 			"": func(t *rapid.T) { m.check(t) },
 		})
@@ -206,42 +214,15 @@ func (m *coordModel) checkCommitted(t *rapid.T, what string, recs []engine.Store
 }
 
 func (m *coordModel) check(t *rapid.T) {
-	for _, p := range m.tps {
-		st, err := m.c.PartitionState(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !st.Online {
-			continue
-		}
-		if st.LSO > st.HW {
-			t.Fatalf("%s: LSO %d > HW %d", p, st.LSO, st.HW)
-		}
-		recs, err := m.c.Fetch(p, st.LogStart, 10000, engine.ReadCommitted)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.checkCommitted(t, "read_committed fetch", recs)
-		for _, e := range m.c.TakeEvents() {
-			if _, ok := e.(engine.DataLost); ok {
-				m.hwDropped = true
-			}
-		}
-		if o, ok, _ := m.c.CommittedOffset("g", p); ok && o > st.HW && !m.hwDropped {
-			t.Fatalf("%s: committed offset %d > HW %d", p, o, st.HW)
-		}
+	m.mon.Events(m.c.TakeEvents())
+	o := invariant.Observe(m.c)
+	if vs := m.mon.Check(o); len(vs) > 0 {
+		t.Fatalf("invariants broken:\n%s", violations(vs))
 	}
-	d, err := m.c.DescribeGroup("g")
-	if err != nil {
-		return // no member and no commit yet
-	}
-	owner := map[engine.TopicPartition]string{}
-	for _, mem := range d.Members {
-		for _, p := range mem.Assignment {
-			if prev, dup := owner[p]; dup {
-				t.Fatalf("generation %d assigns %s to %s and %s", d.Generation, p, prev, mem.MemberID)
-			}
-			owner[p] = mem.MemberID
+	for _, p := range o.Partitions {
+		m.checkCommitted(t, "read_committed fetch", p.ReadCommitted)
+		if err := m.mon.SawHW(m.c, p.TP); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

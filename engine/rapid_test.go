@@ -3,49 +3,43 @@ package engine_test
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
+	"github.com/minikafka-lab/minikafka/engine/invariant"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
-// ackedRecord is a record acknowledged with acks=all while
-// min.insync.replicas was at least 2.
-type ackedRecord struct {
-	tp     engine.TopicPartition
-	offset int64
-	value  string
-}
-
 // replicationModel drives a 3-broker cluster with random steps and checks the
-// replication invariants after every one.
+// invariants (engine/invariant) after every one.
 type replicationModel struct {
-	c        *engine.Cluster
-	clk      *clock.Manual
-	tps      []engine.TopicPartition
-	minISR   int
-	next     int
-	acked    []ackedRecord
-	lastHW   map[engine.TopicPartition]int64
-	lastEpoc map[engine.TopicPartition]int32
-	lost     int // records the engine reported lost (DataLost), dropped from acked
-	cfg      engine.Config
+	c      *engine.Cluster
+	clk    *clock.Manual
+	tps    []engine.TopicPartition
+	minISR int
+	next   int
+	mon    invariant.Monitor
+	cfg    engine.Config
 }
 
 // TestReplicationStateMachine: random produce (acks 0/1/all), replicate (one
 // partition or all, one follower or all), clock advance, broker crash (with
-// or without the unflushed bytes) and restart, promote and rejoin. After every
-// step: HW <= every ISR member's LEO; the HW never decreases within a leader
-// epoch; nothing at or above the HW is readable; a record acknowledged with
-// acks=all under min.insync.replicas >= 2 is never lost by a promotion of an
-// ISR member (only a DataLost event — every copy lost its unflushed bytes —
-// may take it); no two replicas (not awaiting a diverged truncation) hold
-// different bytes at the same offset below the HW.
+// or without the unflushed bytes) and restart, promote and rejoin, flush,
+// retention, compaction and reopen. After every step an invariant.Monitor
+// checks every property: HW <= every ISR member's LEO (hw-le-isr-leo), the
+// leader in the ISR and no diverged replica in it; the HW never decreases
+// within a leader epoch and the epoch never decreases; nothing at or above
+// the HW is readable; a record acknowledged with acks=all under
+// min.insync.replicas >= 2 is never lost (only a DataLost event — every copy
+// lost its unflushed bytes — or a reopen may take it, acked-not-lost);
+// nothing below a HW a consumer could see is lost (committed-not-lost); no
+// two replicas (not awaiting a diverged truncation) hold different bytes at
+// the same offset below the HW (logs-agree).
 func TestReplicationStateMachine(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		dir, err := os.MkdirTemp("", "minikafka-rapid")
@@ -53,8 +47,7 @@ func TestReplicationStateMachine(t *testing.T) {
 			rt.Fatal(err)
 		}
 		defer os.RemoveAll(dir)
-		m := &replicationModel{clk: clock.NewManual(0), minISR: rapid.IntRange(1, 2).Draw(rt, "min.insync.replicas"),
-			lastHW: map[engine.TopicPartition]int64{}, lastEpoc: map[engine.TopicPartition]int32{}}
+		m := &replicationModel{clk: clock.NewManual(0), minISR: rapid.IntRange(1, 2).Draw(rt, "min.insync.replicas")}
 		cfg := engine.DefaultConfig(dir)
 		cfg.BrokerIDs = []int32{1, 2, 3}
 		cfg.MinInsyncReplicas = m.minISR
@@ -117,12 +110,12 @@ func (m *replicationModel) produce(t *rapid.T) {
 	value := fmt.Sprintf("v%d", m.next)
 	ack, err := m.c.Produce(p.Topic, p.Partition, record.Record{Value: []byte(value), TimestampMs: engine.NoTimestamp}, acks)
 	allowed(t, "produce", err, kerr.LeaderNotAvailable, kerr.NotEnoughReplicas)
-	if err != nil || acks != engine.AcksAll || m.minISR < 2 {
+	if err != nil || !invariant.Promised(acks, m.minISR) {
 		return
 	}
 	ack.OnSettle(func() {
 		if ack.State() == engine.Done {
-			m.acked = append(m.acked, ackedRecord{tp: p, offset: ack.Value().BaseOffset, value: value})
+			m.mon.Acknowledged(p, ack.Value().BaseOffset, record.Record{Value: []byte(value)})
 		}
 	})
 }
@@ -166,22 +159,16 @@ func (m *replicationModel) rejoin(t *rapid.T) {
 
 // reopen closes (or crashes) the whole cluster and opens it again: the
 // diverged marks and the HW are rebuilt from the logs (decisions 7 and 8).
-// The model then drops the acknowledged records the engine no longer
-// promises to keep:
-//   - the HW is recomputed as the minimum LEO over every replica (decision
-//     8): a replica that lost unflushed records pulls it below records
-//     acknowledged before, which are then not committed any more (a lagging
-//     replica may rejoin the ISR at that HW, and a promotion cuts back to
-//     it);
-//   - opening keeps each partition's leader from the metadata, so when that
-//     leader's broker lost unflushed records, records only its followers
-//     hold are given up (only RestartBroker elects a replica that has them).
+// The monitor then drops the acknowledged records the engine no longer
+// promises to keep (invariant.Monitor.Reopened): the HW is recomputed as
+// the minimum LEO over every replica (decision 8), so a replica that lost
+// unflushed records pulls it below records acknowledged before, which are
+// then not committed any more (a lagging replica may rejoin the ISR at that
+// HW, and a promotion cuts back to it); and opening keeps each partition's
+// leader from the metadata, so when that leader's broker lost unflushed
+// records, records only its followers hold are given up (only
+// RestartBroker elects a replica that has them).
 func (m *replicationModel) reopen(t *rapid.T) {
-	downLost := map[int32]bool{}
-	brokers, _ := m.c.Brokers()
-	for _, b := range brokers {
-		downLost[b.ID] = !b.Up
-	}
 	if rapid.Bool().Draw(t, "crash") {
 		m.c.Crash()
 	} else if err := m.c.Close(); err != nil {
@@ -192,20 +179,9 @@ func (m *replicationModel) reopen(t *rapid.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	m.c = c
-	keep := m.acked[:0]
-	for _, a := range m.acked {
-		st, err := m.c.PartitionState(a.tp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if downLost[st.Leader] && a.offset >= st.LEO || a.offset >= st.HW {
-			m.lost++
-			continue
-		}
-		keep = append(keep, a)
+	if err := m.mon.Reopened(c, c.TakeEvents()); err != nil {
+		t.Fatal(err)
 	}
-	m.acked = keep
-	m.lastHW = map[engine.TopicPartition]int64{} // decision 8: the HW is recomputed
 }
 
 // retention deletes closed segments of one replica or of all (decision 10:
@@ -226,119 +202,23 @@ func (m *replicationModel) compact(t *rapid.T) {
 }
 
 func (m *replicationModel) check(t *rapid.T) {
-	for _, ev := range m.c.TakeEvents() {
-		if lost, ok := ev.(engine.DataLost); ok {
-			keep := m.acked[:0]
-			for _, a := range m.acked {
-				if a.tp == lost.TP && a.offset >= lost.To {
-					m.lost++
-					continue
-				}
-				keep = append(keep, a)
-			}
-			m.acked = keep
-		}
+	m.mon.Events(m.c.TakeEvents())
+	if vs := m.mon.Observe(m.c); len(vs) > 0 {
+		t.Fatalf("invariants broken:\n%s", violations(vs))
 	}
+	// Every HW is one a consumer could see: what is below it must stay.
 	for _, p := range m.tps {
-		st, err := m.c.PartitionState(p)
-		if err != nil {
+		if err := m.mon.SawHW(m.c, p); err != nil {
 			t.Fatal(err)
 		}
-		m.checkPartition(t, st)
-	}
-	for _, a := range m.acked {
-		st, _ := m.c.PartitionState(a.tp)
-		if !st.Online || a.offset < st.LogStart {
-			continue // offline, or deleted by retention
-		}
-		if a.offset >= st.HW {
-			// After a reopen the HW is the minimum LEO over all replicas
-			// (decision 8): the record must still be in the leader's log.
-			l, err := m.c.LeaderLog(a.tp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, err := l.Fetch(a.offset, 1, -1)
-			if err != nil || len(recs) != 1 || recs[0].Offset != a.offset || string(recs[0].Value) != a.value {
-				t.Fatalf("acknowledged %s@%d %q is lost from the leader's log: %v %v (state %+v)", a.tp, a.offset, a.value, recs, err, st)
-			}
-			continue
-		}
-		recs, err := m.c.Fetch(a.tp, a.offset, 1, engine.ReadUncommitted)
-		if err != nil || len(recs) != 1 || recs[0].Offset != a.offset || string(recs[0].Value) != a.value {
-			t.Fatalf("acknowledged %s@%d %q is lost: %v %v (state %+v)", a.tp, a.offset, a.value, recs, err, st)
-		}
 	}
 }
 
-func (m *replicationModel) checkPartition(t *rapid.T, st engine.PartitionState) {
-	p := st.TP
-	if st.LeaderEpoch == m.lastEpoc[p] && st.HW < m.lastHW[p] {
-		t.Fatalf("%s HW went down from %d to %d in epoch %d", p, m.lastHW[p], st.HW, st.LeaderEpoch)
+// violations lists violations one per line.
+func violations(vs []invariant.Violation) string {
+	lines := make([]string, len(vs))
+	for i, v := range vs {
+		lines[i] = "  " + v.String()
 	}
-	if st.LeaderEpoch < m.lastEpoc[p] {
-		t.Fatalf("%s epoch went down", p)
-	}
-	m.lastHW[p], m.lastEpoc[p] = st.HW, st.LeaderEpoch
-	leaderInISR := false
-	for _, r := range st.Replicas {
-		if r.InISR {
-			if r.LEO < st.HW {
-				t.Fatalf("%s ISR member %d has LEO %d < HW %d", p, r.Broker, r.LEO, st.HW)
-			}
-			if r.Diverged {
-				t.Fatalf("%s diverged replica %d is in the ISR", p, r.Broker)
-			}
-			leaderInISR = leaderInISR || r.Broker == st.Leader
-		}
-	}
-	if !leaderInISR {
-		t.Fatalf("%s leader %d is not in the ISR %v", p, st.Leader, st.ISR)
-	}
-	if !st.Online {
-		return
-	}
-	// Nothing at or above the HW is readable.
-	recs, err := m.c.Fetch(p, st.LogStart, 1_000_000, engine.ReadUncommitted)
-	if err != nil {
-		t.Fatalf("%s fetch: %v", p, err)
-	}
-	for _, r := range recs {
-		if r.Offset >= st.HW {
-			t.Fatalf("%s offset %d readable at HW %d", p, r.Offset, st.HW)
-		}
-	}
-	// Replicas agree byte for byte below the HW.
-	leaderFrames := m.frames(t, p, st.Leader, st.HW)
-	for _, r := range st.Replicas {
-		if !r.Up || r.Diverged || r.Broker == st.Leader {
-			continue
-		}
-		for base, frame := range m.frames(t, p, r.Broker, st.HW) {
-			if lf, ok := leaderFrames[base]; ok && lf != frame {
-				t.Fatalf("%s broker %d holds different bytes than leader %d at offset %d below HW %d", p, r.Broker, st.Leader, base, st.HW)
-			}
-		}
-	}
+	return strings.Join(lines, "\n")
 }
-
-// frames maps base offset to the bytes of every batch that starts below hw.
-func (m *replicationModel) frames(t *rapid.T, p engine.TopicPartition, broker int32, hw int64) map[int64]string {
-	l, err := m.c.ReplicaLog(p, broker)
-	if err != nil {
-		t.Fatalf("replica log: %v", err)
-	}
-	out := map[int64]string{}
-	err = l.Batches(l.LogStartOffset(), func(b storage.RawBatch) error {
-		if b.Meta.BaseOffset < hw {
-			out[b.Meta.BaseOffset] = string(b.Frame)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-var _ = testing.Short
