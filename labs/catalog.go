@@ -19,7 +19,13 @@ type Catalog struct {
 	Root      string
 	Labs      []*Lab      // sorted by ID
 	Exercises []*Exercise // sorted by ID
-	Chapters  []ChapterFile
+	Chapters  []ChapterFile // the English chapters
+	// Translated are the translated chapters (chapters/LANG/NN-slug.md),
+	// in the order of Translations, each language sorted by file name.
+	Translated []ChapterFile
+	// Messages are the translations of the step and checker messages
+	// (labs/messages.LANG), by language.
+	Messages map[Language]*Messages
 	// Problems are the files that could not be read or parsed, each as
 	// "FILE:LINE: what is wrong".
 	Problems []error
@@ -53,11 +59,19 @@ func Load(fsys fs.FS, root string) (*Catalog, error) {
 		}
 		c.loadChapterDir(path.Join(dir, chap.Name()))
 	}
-	chapters, err := listChapters(fsys, root)
+	chapters, err := listChapters(fsys, root, "chapters", English)
 	if err != nil {
 		return nil, err
 	}
 	c.Chapters = chapters
+	for _, lang := range Translations {
+		tr, err := listChapters(fsys, root, path.Join("chapters", string(lang)), lang)
+		if err != nil {
+			return nil, err
+		}
+		c.Translated = append(c.Translated, tr...)
+		c.loadMessages(dir, lang)
+	}
 	return c, nil
 }
 
@@ -77,6 +91,7 @@ func (c *Catalog) loadChapterDir(dir string) {
 	}
 	labIDs, exIDs := map[string]string{}, map[string]string{}
 	exercises := map[string]bool{}
+	labByFile, exByFile := map[string]*Lab{}, map[string]*Exercise{}
 	for _, f := range files {
 		if f.IsDir() {
 			continue
@@ -113,6 +128,7 @@ func (c *Catalog) loadChapterDir(dir string) {
 				continue
 			}
 			labIDs[l.ID] = name
+			labByFile[f.Name()] = l
 			c.Labs = append(c.Labs, l)
 		case ".exercise":
 			e, err := ParseExercise(name, src)
@@ -132,9 +148,11 @@ func (c *Catalog) loadChapterDir(dir string) {
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				c.Problems = append(c.Problems, fmt.Errorf("%s: %w", c.name(solution), err))
 			}
+			exByFile[f.Name()] = e
 			c.Exercises = append(c.Exercises, e)
 		}
 	}
+	c.loadTexts(dir, files, labByFile, exByFile)
 	for _, f := range files {
 		base, isSolution := strings.CutSuffix(f.Name(), ".solution")
 		if isSolution && !f.IsDir() && !exercises[base] {
@@ -182,7 +200,23 @@ func (c *Catalog) Exercise(id string) (*Exercise, error) {
 	}
 }
 
-// Chapter finds a chapter by number ("5" or "05") or slug.
+// ChapterIn finds a chapter like Chapter and returns its text in lang: the
+// English chapter, or its translation chapters/LANG/NN-slug.md. A missing
+// translation is an error wrapping ErrNoTranslation.
+func (c *Catalog) ChapterIn(id string, lang Language) (ChapterFile, error) {
+	ch, err := c.Chapter(id)
+	if err != nil || lang == English || lang == "" {
+		return ch, err
+	}
+	for _, t := range c.Translated {
+		if t.Lang == lang && t.Number == ch.Number && t.Slug == ch.Slug {
+			return t, nil
+		}
+	}
+	return ChapterFile{}, fmt.Errorf("chapter %s has no %s text (expected %s): %w", ch.Name(), lang.Name(), c.name(path.Join("chapters", string(lang), path.Base(ch.FSPath))), ErrNoTranslation)
+}
+
+// Chapter finds an English chapter by number ("5" or "05") or slug.
 func (c *Catalog) Chapter(id string) (ChapterFile, error) {
 	n, err := strconv.Atoi(id)
 	for _, ch := range c.Chapters {

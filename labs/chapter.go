@@ -8,21 +8,30 @@ import (
 	"strings"
 )
 
-// ChapterFile is one chapter: chapters/NN-slug.md.
+// ChapterFile is one chapter: chapters/NN-slug.md, or its translation
+// chapters/LANG/NN-slug.md.
 type ChapterFile struct {
 	Number int
 	Slug   string
-	Path   string // file name used in messages
-	FSPath string // path inside the catalog's FS
-	Title  string // the first "# " heading, or the slug
+	Lang   Language // English for chapters/NN-slug.md
+	Path   string   // file name used in messages
+	FSPath string   // path inside the catalog's FS
+	Title  string   // the first "# " heading, or the slug
 }
 
-// Name is "NN-slug".
-func (c ChapterFile) Name() string { return fmt.Sprintf("%02d-%s", c.Number, c.Slug) }
+// Name is "NN-slug", or "LANG/NN-slug" for a translation.
+func (c ChapterFile) Name() string {
+	name := fmt.Sprintf("%02d-%s", c.Number, c.Slug)
+	if c.Lang != English && c.Lang != "" {
+		return string(c.Lang) + "/" + name
+	}
+	return name
+}
 
-// listChapters finds chapters/NN-slug.md in fsys, sorted by file name.
-func listChapters(fsys fs.FS, root string) ([]ChapterFile, error) {
-	entries, err := fs.ReadDir(fsys, "chapters")
+// listChapters finds NN-slug.md in the directory dir of fsys (chapters, or
+// chapters/LANG for a translation), sorted by file name.
+func listChapters(fsys fs.FS, root, dir string, lang Language) ([]ChapterFile, error) {
+	entries, err := fs.ReadDir(fsys, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -39,7 +48,7 @@ func listChapters(fsys fs.FS, root string) ([]ChapterFile, error) {
 		if !ok {
 			continue
 		}
-		fsPath := path.Join("chapters", e.Name())
+		fsPath := path.Join(dir, e.Name())
 		name := fsPath
 		if root != "" {
 			name = path.Join(root, fsPath)
@@ -48,7 +57,7 @@ func listChapters(fsys fs.FS, root string) ([]ChapterFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		chapters = append(chapters, ChapterFile{Number: n, Slug: slug, Path: name, FSPath: fsPath, Title: markdownTitle(src, slug)})
+		chapters = append(chapters, ChapterFile{Number: n, Slug: slug, Lang: lang, Path: name, FSPath: fsPath, Title: markdownTitle(src, slug)})
 	}
 	return chapters, nil
 }
@@ -374,4 +383,81 @@ func runTranscript(name string, blocks []TranscriptBlock, newExec NewExecutor, r
 		}
 	}
 	return nil
+}
+
+// transcriptText is the text of every ```mk block of a chapter, one string
+// per block: its lines without the fence's indentation, trailing spaces
+// trimmed.
+func transcriptText(name string, src []byte) ([]string, []int, error) {
+	blocks, err := ParseChapter(name, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines := splitLines(string(src))
+	var texts []string
+	var at []int
+	for _, b := range blocks {
+		var t strings.Builder
+		from := b.Line // the line after the opening fence (0-based index)
+		to := from
+		if n := len(b.Steps); n > 0 {
+			to = b.Steps[n-1].outTo
+		}
+		for _, l := range lines[from:to] {
+			t.WriteString(trimRight(stripIndent(l, b.indent)))
+			t.WriteByte('\n')
+		}
+		texts = append(texts, strings.TrimRight(t.String(), "\n"))
+		at = append(at, b.Line)
+	}
+	return texts, at, nil
+}
+
+// CompareTranscripts checks that a translated chapter carries exactly the
+// English chapter's transcripts: the same number of ```mk blocks, each
+// with the same commands and output, byte for byte (the prose around them
+// is the translator's). It also requires the same number of "## " sections,
+// so that the two editions keep one structure.
+func CompareTranscripts(enName string, en []byte, trName string, tr []byte) error {
+	a, aLines, err := transcriptText(enName, en)
+	if err != nil {
+		return err
+	}
+	b, bLines, err := transcriptText(trName, tr)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if len(a) != len(b) {
+		errs = append(errs, fmt.Errorf("%s: %d ```mk blocks, but %s has %d: translate every transcript, and only those", trName, len(b), enName, len(a)))
+	}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			errs = append(errs, fmt.Errorf("%s:%d: block %d differs from %s:%d (transcripts are copied byte for byte):\n%s",
+				trName, bLines[i], i+1, enName, aLines[i], textDiff(a[i], b[i], enName, trName)))
+		}
+	}
+	if na, nb := countSections(en), countSections(tr); na != nb {
+		errs = append(errs, fmt.Errorf("%s: %d \"## \" sections, but %s has %d: keep the English structure", trName, nb, enName, na))
+	}
+	return errors.Join(errs...)
+}
+
+// countSections counts "## " headings outside code fences.
+func countSections(src []byte) int {
+	var f fence
+	n := 0
+	for _, line := range splitLines(string(src)) {
+		if f.open {
+			f.update(line)
+			continue
+		}
+		if f.update(line) {
+			continue
+		}
+		if strings.HasPrefix(line, "## ") {
+			n++
+		}
+	}
+	return n
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // Coach is the learner's side of exercises (the rustlings/ziglings loop):
@@ -17,6 +16,9 @@ type Coach struct {
 	// Command is how the learner runs the exercise subcommand, used in the
 	// advice printed; "minikafka exercise" when empty.
 	Command string
+	// Messages translate the checker's own texts (nil: English); give it
+	// the exercise in the same language with Exercise.In.
+	Messages *Messages
 }
 
 func (c *Coach) command() string {
@@ -39,7 +41,7 @@ const StdinName = "stdin"
 // written.
 func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec NewExecutor) (bool, error) {
 	entry := c.Progress.Entry(e)
-	fmt.Fprintf(c.Out, "Checking %s: %s\n", e.Name(), e.Title)
+	fmt.Fprintln(c.Out, c.Messages.Sprintf("Checking %s: %s", e.Name(), e.Title))
 	r, err := RunChecks(e, ParseCommands(attemptName, attempt), newExec)
 	if err != nil {
 		if entry.Status != StatusSolved {
@@ -49,7 +51,7 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 		return false, joinSave(err, c.Progress.Save())
 	}
 	if failed := r.FailedSteps(); len(failed) > 0 {
-		fmt.Fprintf(c.Out, "\nSome of your commands failed (the checks judge the state they left):\n")
+		fmt.Fprintln(c.Out, "\n"+c.Messages.T("Some of your commands failed (the checks judge the state they left):"))
 		for _, s := range failed {
 			fmt.Fprintf(c.Out, "  ! %s:%d: %s\n", s.Command.File, s.Command.Line, s.Command.Text)
 			writeIndented(c.Out, "      ", normalizeOutput(s.Output))
@@ -68,9 +70,9 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 	if r.Passed() {
 		entry.Status = StatusSolved
 		c.Progress.Set(entry)
-		fmt.Fprintf(c.Out, "✓ Solved: all %d checks pass.\n", len(r.Checks))
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("✓ Solved: all %d checks pass.", len(r.Checks)))
 		if e.HasSolution {
-			fmt.Fprintf(c.Out, "\nThe reference solution (%s), to compare:\n", e.SolutionPath)
+			fmt.Fprintln(c.Out, "\n"+c.Messages.Sprintf("The reference solution (%s), to compare:", e.SolutionPath))
 			writeIndented(c.Out, "  ", normalizeOutput(string(e.Solution)))
 		}
 		return true, c.Progress.Save()
@@ -78,16 +80,16 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 	if entry.Status != StatusSolved {
 		entry.Status = StatusAttempted
 	}
-	fmt.Fprintf(c.Out, "✗ %d of %d checks failed.\n", r.Failed(), len(r.Checks))
+	fmt.Fprintln(c.Out, c.Messages.Sprintf("✗ %d of %d checks failed.", r.Failed(), len(r.Checks)))
 	if n, hint, ok := nextHint(e, &entry); ok {
-		fmt.Fprintf(c.Out, "Hint %d/%d: ", n, len(e.Hints))
+		fmt.Fprint(c.Out, c.Messages.Sprintf("Hint %d/%d:", n, len(e.Hints))+" ")
 		writeHint(c.Out, hint)
 	}
 	c.Progress.Set(entry)
 	if attemptName == StdinName {
-		fmt.Fprintf(c.Out, "Change your commands and check again.\n")
+		fmt.Fprintln(c.Out, c.Messages.T("Change your commands and check again."))
 	} else {
-		fmt.Fprintf(c.Out, "Edit %s and run `%s check %s %s` again.\n", attemptName, c.command(), exerciseRef(e), attemptName)
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("Edit %s and run `%s check %s %s` again.", attemptName, c.command(), exerciseRef(e), attemptName))
 	}
 	return false, c.Progress.Save()
 }
@@ -115,10 +117,10 @@ func (c *Coach) Hint(e *Exercise) error {
 	entry := c.Progress.Entry(e)
 	switch {
 	case len(e.Hints) == 0:
-		fmt.Fprintf(c.Out, "%s has no hints. Read the goal again: `%s show %s`.\n", e.Name(), c.command(), exerciseRef(e))
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("%s has no hints. Read the goal again: `%s show %s`.", e.Name(), c.command(), exerciseRef(e)))
 		return nil
 	case entry.HintsShown >= len(e.Hints):
-		fmt.Fprintf(c.Out, "No more hints for %s; here are all %d:\n", e.Name(), len(e.Hints))
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("No more hints for %s; here are all %d:", e.Name(), len(e.Hints)))
 		for i, h := range e.Hints {
 			fmt.Fprintf(c.Out, "  %d. ", i+1)
 			writeHint(c.Out, h)
@@ -127,10 +129,10 @@ func (c *Coach) Hint(e *Exercise) error {
 	}
 	n, hint, _ := nextHint(e, &entry)
 	c.Progress.Set(entry)
-	fmt.Fprintf(c.Out, "Hint %d/%d for %s: ", n, len(e.Hints), e.Name())
+	fmt.Fprint(c.Out, c.Messages.Sprintf("Hint %d/%d for %s:", n, len(e.Hints), e.Name())+" ")
 	writeHint(c.Out, hint)
 	if n < len(e.Hints) {
-		fmt.Fprintf(c.Out, "(`%s hint %s` again for the next one)\n", c.command(), exerciseRef(e))
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("(`%s hint %s` again for the next one)", c.command(), exerciseRef(e)))
 	}
 	return c.Progress.Save()
 }
@@ -139,22 +141,22 @@ func (c *Coach) Hint(e *Exercise) error {
 // attempt.
 func (c *Coach) Show(e *Exercise) {
 	entry := c.Progress.Entry(e)
-	fmt.Fprintf(c.Out, "%s: %s (chapter %d)\n", e.Name(), e.Title, e.Chapter)
+	fmt.Fprintln(c.Out, c.Messages.Sprintf("%s: %s (chapter %d)", e.Name(), e.Title, e.Chapter))
 	if entry.Status != "" {
-		fmt.Fprintf(c.Out, "Status: %s\n", statusText(e, entry))
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("Status: %s", c.statusText(e, entry)))
 	}
-	fmt.Fprintf(c.Out, "\nGoal:\n")
+	fmt.Fprintln(c.Out, "\n"+c.Messages.T("Goal:"))
 	writeIndented(c.Out, "  ", strings.Split(e.Goal, "\n"))
 	if len(e.Setup) > 0 {
-		fmt.Fprintf(c.Out, "\nSetup (runs before your commands):\n")
+		fmt.Fprintln(c.Out, "\n"+c.Messages.T("Setup (runs before your commands):"))
 		for _, s := range e.Setup {
 			fmt.Fprintf(c.Out, "  %s\n", s.Text)
 		}
 	}
-	fmt.Fprintf(c.Out, "\nWrite your commands in a file, one per line ('#' comments allowed), then run:\n")
+	fmt.Fprintln(c.Out, "\n"+c.Messages.T("Write your commands in a file, one per line ('#' comments allowed), then run:"))
 	fmt.Fprintf(c.Out, "  %s check %s FILE\n", c.command(), exerciseRef(e))
 	if len(e.Hints) > 0 {
-		fmt.Fprintf(c.Out, "Stuck? `%s hint %s` (%d hints).\n", c.command(), exerciseRef(e), len(e.Hints))
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("Stuck? `%s hint %s` (%d hints).", c.command(), exerciseRef(e), len(e.Hints)))
 	}
 }
 
@@ -162,7 +164,7 @@ func (c *Coach) Show(e *Exercise) {
 // chapter's exercises with their status.
 func (c *Coach) List(cat *Catalog) {
 	if len(cat.Exercises) == 0 {
-		fmt.Fprintln(c.Out, "No exercises.")
+		fmt.Fprintln(c.Out, c.Messages.T("No exercises."))
 		return
 	}
 	solved := 0
@@ -171,10 +173,10 @@ func (c *Coach) List(cat *Catalog) {
 		if c.Progress.Entry(e).Status == StatusSolved {
 			solved++
 		}
-		idWidth = max(idWidth, utf8.RuneCountInString(exerciseRef(e)))
-		titleWidth = max(titleWidth, utf8.RuneCountInString(e.Title))
+		idWidth = max(idWidth, displayWidth(exerciseRef(e)))
+		titleWidth = max(titleWidth, displayWidth(e.Title))
 	}
-	fmt.Fprintf(c.Out, "Progress: %s %d/%d solved\n", progressBar(solved, len(cat.Exercises), 20), solved, len(cat.Exercises))
+	fmt.Fprintln(c.Out, c.Messages.Sprintf("Progress: %s %d/%d solved", progressBar(solved, len(cat.Exercises), 20), solved, len(cat.Exercises)))
 	for i, e := range cat.Exercises {
 		if i == 0 || cat.Exercises[i-1].Chapter != e.Chapter {
 			done, total := 0, 0
@@ -186,24 +188,24 @@ func (c *Coach) List(cat *Catalog) {
 					}
 				}
 			}
-			fmt.Fprintf(c.Out, "\nChapter %d", e.Chapter)
 			if e.ChapterSlug != "" {
-				fmt.Fprintf(c.Out, " (%s)", e.ChapterSlug)
+				fmt.Fprintln(c.Out, "\n"+c.Messages.Sprintf("Chapter %d (%s): %d/%d solved", e.Chapter, e.ChapterSlug, done, total))
+			} else {
+				fmt.Fprintln(c.Out, "\n"+c.Messages.Sprintf("Chapter %d: %d/%d solved", e.Chapter, done, total))
 			}
-			fmt.Fprintf(c.Out, ": %d/%d solved\n", done, total)
 		}
-		fmt.Fprintf(c.Out, "  %s  %s  %s\n", pad(exerciseRef(e), idWidth), pad(e.Title, titleWidth), statusText(e, c.Progress.Entry(e)))
+		fmt.Fprintf(c.Out, "  %s  %s  %s\n", pad(exerciseRef(e), idWidth), pad(e.Title, titleWidth), c.statusText(e, c.Progress.Entry(e)))
 	}
-	fmt.Fprintf(c.Out, "\nStart one with `%s show ID`.\n", c.command())
+	fmt.Fprintln(c.Out, "\n"+c.Messages.Sprintf("Start one with `%s show ID`.", c.command()))
 }
 
-func statusText(e *Exercise, entry ProgressEntry) string {
-	s := string(entry.Status)
-	if s == "" {
-		s = "-"
+func (c *Coach) statusText(e *Exercise, entry ProgressEntry) string {
+	s := "-"
+	if entry.Status != "" {
+		s = c.Messages.T(string(entry.Status))
 	}
 	if entry.HintsShown > 0 {
-		s += fmt.Sprintf(" (hints %d/%d)", entry.HintsShown, len(e.Hints))
+		s += " " + c.Messages.Sprintf("(hints %d/%d)", entry.HintsShown, len(e.Hints))
 	}
 	return s
 }
@@ -225,7 +227,7 @@ func progressBar(done, total, width int) string {
 }
 
 func pad(s string, width int) string {
-	return s + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s)))
+	return s + strings.Repeat(" ", max(0, width-displayWidth(s)))
 }
 
 // writeHint writes a hint whose later lines are indented under the first.

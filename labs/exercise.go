@@ -20,6 +20,10 @@ type Exercise struct {
 	Hints       []string // in the order they are given
 	Setup       []Command
 	Checks      []Command // each a `check ...` command
+	// Texts are the exercise's translations, by language (see In); Lang is
+	// the language of Title, Goal and Hints ("" for English).
+	Texts map[Language]*ExerciseText
+	Lang  Language
 
 	// SolutionPath is the reference solution's file name (Path with the
 	// extension .solution); Solution is its text when the catalog found it.

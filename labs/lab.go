@@ -20,6 +20,10 @@ type Lab struct {
 	ChapterSlug string   // "replication", from the chapter directory; "" when there is none
 	Blocks      []*Block // at least one
 	Epilogue    []string // narration after the last block, shown when step mode finishes
+	// Texts are the lab's translations, by language (see In); Lang is the
+	// language of Title and the narration ("" for English).
+	Texts map[Language]*LabText
+	Lang  Language
 
 	lines []string // the source, for rewriting in place
 }

@@ -12,6 +12,9 @@ type StepOptions struct {
 	// Echo writes every input line after the prompt, so that a transcript
 	// of piped input reads like a session (the terminal echoes otherwise).
 	Echo bool
+	// Messages translate step mode's own texts (nil: English); pass the
+	// catalog's messages for the lab's language (Lab.In gives its text).
+	Messages *Messages
 }
 
 // stepper is one step-mode session.
@@ -24,6 +27,7 @@ type stepper struct {
 	diverged  bool         // the learner ran commands of their own since the last replay
 	differed  map[int]bool // blocks whose live run did not match
 	validated bool
+	msg       *Messages
 }
 
 // Step runs a lab interactively, reading the learner's lines from in: it
@@ -35,7 +39,7 @@ type stepper struct {
 // learner's own commands) or "quit". End of input quits. After the last step
 // the session stays open for experiments until quit.
 func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOptions) (err error) {
-	s := &stepper{lab: l, newExec: newExec, out: out, differed: map[int]bool{}}
+	s := &stepper{lab: l, newExec: newExec, out: out, differed: map[int]bool{}, msg: opt.Messages}
 	if err := s.replay(0); err != nil {
 		return err
 	}
@@ -47,8 +51,8 @@ func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOpti
 			err = cerr
 		}
 	}()
-	fmt.Fprintf(out, "Lab %s: %s (chapter %d, %s)\n", l.Name(), l.Title, l.Chapter, plural(l.Steps(), "step"))
-	fmt.Fprintln(out, "Press Enter to run each step. Type a command of your own to experiment, or: back, reset, quit.")
+	fmt.Fprintln(out, s.msg.Sprintf("Lab %s: %s (chapter %d, %s)", l.Name(), l.Title, l.Chapter, s.steps(l.Steps())))
+	fmt.Fprintln(out, s.msg.T("Press Enter to run each step. Type a command of your own to experiment, or: back, reset, quit."))
 	s.show()
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -71,22 +75,22 @@ func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOpti
 			}
 		case "back":
 			if s.pos == 0 {
-				fmt.Fprintln(out, "Already at the first step.")
+				fmt.Fprintln(out, s.msg.T("Already at the first step."))
 				continue
 			}
 			if err := s.replay(s.pos - 1); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "Back to step %d (replayed the steps before it on a fresh cluster).\n", s.pos+1)
+			fmt.Fprintln(out, s.msg.Sprintf("Back to step %d (replayed the steps before it on a fresh cluster).", s.pos+1))
 			s.show()
 		case "reset":
 			if err := s.replay(s.pos); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "Reset: replayed %s on a fresh cluster; your own commands are gone.\n", plural(s.pos, "step"))
+			fmt.Fprintln(out, s.msg.Sprintf("Reset: replayed %s on a fresh cluster; your own commands are gone.", s.steps(s.pos)))
 			s.show()
 		case "quit", "exit":
-			fmt.Fprintf(out, "Stopped at step %d of %d.\n", min(s.pos+1, l.Steps()), l.Steps())
+			fmt.Fprintln(out, s.msg.Sprintf("Stopped at step %d of %d.", min(s.pos+1, l.Steps()), l.Steps()))
 			return nil
 		default:
 			if err := s.own(line); err != nil {
@@ -94,7 +98,7 @@ func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOpti
 			}
 		}
 	}
-	fmt.Fprintf(out, "Stopped at step %d of %d.\n", min(s.pos+1, l.Steps()), l.Steps())
+	fmt.Fprintln(out, s.msg.Sprintf("Stopped at step %d of %d.", min(s.pos+1, l.Steps()), l.Steps()))
 	return sc.Err()
 }
 
@@ -111,7 +115,7 @@ func (s *stepper) show() {
 		return
 	}
 	b := s.lab.Blocks[s.pos]
-	fmt.Fprintf(s.out, "\n── Step %d/%d ──\n", s.pos+1, s.lab.Steps())
+	fmt.Fprintln(s.out, "\n"+s.msg.Sprintf("── Step %d/%d ──", s.pos+1, s.lab.Steps()))
 	for _, n := range b.Narration {
 		fmt.Fprintln(s.out, n)
 	}
@@ -124,7 +128,7 @@ func (s *stepper) show() {
 // next runs the next step and shows the one after it.
 func (s *stepper) next() error {
 	if s.pos >= s.lab.Steps() {
-		fmt.Fprintln(s.out, "The lab is finished. Keep experimenting, or: back, reset, quit.")
+		fmt.Fprintln(s.out, s.msg.T("The lab is finished. Keep experimenting, or: back, reset, quit."))
 		return nil
 	}
 	b := s.lab.Blocks[s.pos]
@@ -138,11 +142,12 @@ func (s *stepper) next() error {
 	}
 	if !b.Matches(out) {
 		s.differed[s.pos] = true
-		fmt.Fprintf(s.out, "✗ this output differs from the lab (%s)", b.Pos())
 		if s.diverged {
-			fmt.Fprint(s.out, "; your own commands changed the state, `reset` replays without them")
+			fmt.Fprintln(s.out, s.msg.Sprintf("✗ this output differs from the lab (%s); your own commands changed the state, `reset` replays without them:", b.Pos()))
+		} else {
+			fmt.Fprintln(s.out, s.msg.Sprintf("✗ this output differs from the lab (%s):", b.Pos()))
 		}
-		fmt.Fprintf(s.out, ":\n%s", b.Diff(out))
+		fmt.Fprint(s.out, b.Diff(out))
 	} else {
 		delete(s.differed, s.pos)
 	}
@@ -163,18 +168,15 @@ func (s *stepper) finish() {
 	if len(s.lab.Epilogue) > 0 {
 		fmt.Fprintln(s.out)
 	}
-	verdict := "every output matched the lab"
+	verdict := s.msg.T("every output matched the lab")
 	if n := len(s.differed); n > 0 {
-		verdict = fmt.Sprintf("%s differed from the lab", plural(n, "step"))
-		if n == 1 {
-			verdict = "1 step differed from the lab"
-		}
+		verdict = s.msg.Sprintf("%s differed from the lab", s.steps(n))
 	}
 	if s.diverged {
-		verdict += " (a diverged run: you typed commands of your own)"
+		verdict += " " + s.msg.T("(a diverged run: you typed commands of your own)")
 	}
-	fmt.Fprintf(s.out, "End of lab %s: %s, %s.\n", s.lab.Name(), plural(s.lab.Steps(), "step"), verdict)
-	fmt.Fprintln(s.out, "Keep experimenting, or: back, reset, quit.")
+	fmt.Fprintln(s.out, s.msg.Sprintf("End of lab %s: %s, %s.", s.lab.Name(), s.steps(s.lab.Steps()), verdict))
+	fmt.Fprintln(s.out, s.msg.T("Keep experimenting, or: back, reset, quit."))
 }
 
 // own runs a command of the learner's. A typo is just output here.
@@ -189,7 +191,7 @@ func (s *stepper) own(line string) error {
 	}
 	if !s.diverged {
 		s.diverged = true
-		fmt.Fprintln(s.out, "(You left the script: later steps may no longer match. `reset` replays up to this step without your commands.)")
+		fmt.Fprintln(s.out, s.msg.T("(You left the script: later steps may no longer match. `reset` replays up to this step without your commands.)"))
 	}
 	return nil
 }
@@ -227,4 +229,12 @@ func (s *stepper) replay(n int) error {
 		}
 	}
 	return nil
+}
+
+// steps is "1 step" or "N steps", in the session's language.
+func (s *stepper) steps(n int) string {
+	if n == 1 {
+		return s.msg.T("1 step")
+	}
+	return s.msg.Sprintf("%d steps", n)
 }

@@ -1,7 +1,9 @@
 package labs
 
 import (
+	"errors"
 	"io/fs"
+	"slices"
 	"testing"
 	"time"
 )
@@ -48,17 +50,53 @@ func VerifyExercises(t *testing.T, fsys fs.FS, newExec NewExecutor) {
 }
 
 // CheckChapters is the content test for chapters: every chapters/NN-slug.md
-// of fsys, as a subtest, must have transcripts that match the program (see
-// CheckChapter).
+// of fsys and every translation chapters/LANG/NN-slug.md, as a subtest, must
+// have transcripts that match the program (see CheckChapter).
 //
 //	func TestChapters(t *testing.T) { labs.CheckChapters(t, content, newSession) }
 func CheckChapters(t *testing.T, fsys fs.FS, newExec NewExecutor) {
 	t.Helper()
 	cat := mustLoad(t, fsys)
-	for _, ch := range cat.Chapters {
+	for _, ch := range append(slices.Clone(cat.Chapters), cat.Translated...) {
 		t.Run(ch.Name(), func(t *testing.T) {
 			if err := CheckChapter(fsys, ch.FSPath, newExec); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// CheckTranslations is the content test for translations: for every
+// language of Translations, as a subtest, every lab, exercise and chapter of
+// fsys must have its text in that language, and the messages file must
+// exist (see Catalog.MissingTexts; that each text matches its original is
+// checked when the catalog loads); and every translated chapter must carry
+// the English chapter's transcripts byte for byte (see CompareTranscripts).
+func CheckTranslations(t *testing.T, fsys fs.FS) {
+	t.Helper()
+	cat := mustLoad(t, fsys)
+	for _, lang := range Translations {
+		t.Run(string(lang), func(t *testing.T) {
+			for _, err := range cat.MissingTexts(lang) {
+				t.Error(err)
+			}
+			for _, tr := range cat.Translated {
+				if tr.Lang != lang {
+					continue
+				}
+				en, err := cat.Chapter(tr.Slug)
+				if err != nil {
+					continue // reported by MissingTexts
+				}
+				a, errA := fs.ReadFile(fsys, en.FSPath)
+				b, errB := fs.ReadFile(fsys, tr.FSPath)
+				if err := errors.Join(errA, errB); err != nil {
+					t.Error(err)
+					continue
+				}
+				if err := CompareTranscripts(en.Path, a, tr.Path, b); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}
