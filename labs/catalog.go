@@ -17,8 +17,8 @@ type Catalog struct {
 	// the command line, so that names are paths the author can open); the
 	// files are read from FS without it.
 	Root      string
-	Labs      []*Lab      // sorted by ID
-	Exercises []*Exercise // sorted by ID
+	Labs      []*Lab        // sorted by ID
+	Exercises []*Exercise   // sorted by ID
 	Chapters  []ChapterFile // the English chapters
 	// Translated are the translated chapters (chapters/LANG/NN-slug.md),
 	// in the order of Translations, each language sorted by file name.

@@ -3,6 +3,8 @@ package markdown
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // style is a set of inline styles.
@@ -22,16 +24,50 @@ type piece struct {
 	style style
 }
 
-// word is what wrapping moves around: one or more pieces with no space
-// between them.
-type word []piece
+// word is what wrapping moves around: pieces with no break opportunity
+// inside. Latin words are separated by spaces; around East Asian wide
+// characters a line may break between any two characters, except before
+// closing punctuation and after opening punctuation. space reports whether a
+// space separated the word from the one before: it is written as one space
+// inside a line and dropped at a line break.
+type word struct {
+	pieces []piece
+	space  bool
+}
 
 func (w word) width() int {
 	n := 0
-	for _, p := range w {
-		n += utf8.RuneCountInString(p.text)
+	for _, p := range w.pieces {
+		n += displayWidth(p.text)
 	}
 	return n
+}
+
+// widths measures text in terminal columns: wide characters (CJK) take
+// two. Ambiguous characters count one whatever the locale, so that the
+// layout does not depend on the environment.
+var widths = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
+
+// displayWidth is the number of terminal columns s takes.
+func displayWidth(s string) int { return widths.StringWidth(s) }
+
+func isWide(r rune) bool { return widths.RuneWidth(r) == 2 }
+
+// noBreakBefore are the characters a line must not start with (closing
+// punctuation, Chinese and Latin); noBreakAfter those it must not end with.
+const (
+	noBreakBefore = "，。、；：！？）」』》〉】”’…—·％,.;:!?)]}%"
+	noBreakAfter  = "（「『《〈【“‘([{"
+)
+
+// breakBetween reports whether a line may break between a and b when no
+// space separates them: only next to a wide character, and never before
+// closing or after opening punctuation.
+func breakBetween(a, b rune) bool {
+	if !isWide(a) && !isWide(b) {
+		return false
+	}
+	return !strings.ContainsRune(noBreakBefore, b) && !strings.ContainsRune(noBreakAfter, a)
 }
 
 // parseInline turns Markdown inline syntax into styled pieces. In plain mode
@@ -192,24 +228,57 @@ func link(s string, i int) (text, url string, next int, ok bool) {
 	return "", "", 0, false
 }
 
-// words splits pieces at spaces into words.
+// words splits pieces into words: at spaces, and between characters where
+// breakBetween allows a break.
 func words(pieces []piece) []word {
 	var out []word
 	var cur word
+	space := false
+	var last rune // the last character added to cur; 0 when cur is empty
+	flush := func() {
+		if len(cur.pieces) > 0 {
+			out = append(out, cur)
+		}
+		cur, last = word{}, 0
+	}
 	for _, p := range pieces {
-		parts := strings.Split(p.text, " ")
-		for k, part := range parts {
-			if k > 0 && len(cur) > 0 {
-				out = append(out, cur)
-				cur = nil
+		for _, r := range p.text {
+			if r == ' ' {
+				flush()
+				space = true
+				continue
 			}
-			if part != "" {
-				cur = append(cur, piece{part, p.style})
+			if last != 0 && breakBetween(last, r) {
+				flush()
 			}
+			if len(cur.pieces) == 0 {
+				cur.space, space = space, false
+			}
+			if n := len(cur.pieces); n > 0 && cur.pieces[n-1].style == p.style {
+				cur.pieces[n-1].text += string(r)
+			} else {
+				cur.pieces = append(cur.pieces, piece{string(r), p.style})
+			}
+			last = r
 		}
 	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
+	flush()
 	return out
+}
+
+// joinLines joins the source lines of a paragraph: with a space, except
+// between two wide characters (Chinese text has no spaces between words).
+func joinLines(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(parts[i-1])
+			next, _ := utf8.DecodeRuneInString(p)
+			if !isWide(prev) || !isWide(next) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }

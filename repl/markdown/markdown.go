@@ -4,6 +4,10 @@
 // emphasis and links. It knows the subset the chapters use, not all of
 // CommonMark.
 //
+// Widths are terminal columns: an East Asian wide character (Chinese) takes
+// two, and Chinese text, which has no spaces between words, breaks between
+// any two characters except before closing and after opening punctuation.
+//
 // Without colour the output is plain text that still reads well in a pipe
 // or a file: headings are underlined, code spans keep their backticks and
 // code blocks are indented. Colour adds ANSI styles and nothing else, so the
@@ -182,7 +186,7 @@ func (r *renderer) paragraph() {
 		r.i++
 	}
 	r.startBlock()
-	r.wrap(strings.Join(parts, " "), "", "")
+	r.wrap(joinLines(parts), "", "")
 }
 
 // startsBlock reports whether line interrupts a paragraph.
@@ -219,7 +223,7 @@ func (r *renderer) list() {
 		indent := strings.Repeat("  ", depth)
 		first := indent + "  " + r.style(bullet, ansiBold) + " "
 		rest := indent + "  " + strings.Repeat(" ", utf8.RuneCountInString(bullet)+1)
-		r.wrap(strings.Join(text, " "), first, rest)
+		r.wrap(joinLines(text), first, rest)
 		// A blank line between items of the same list does not end it.
 		if r.i+1 < len(r.lines) && strings.TrimSpace(r.lines[r.i]) == "" && itemRe.MatchString(r.lines[r.i+1]) {
 			r.i++
@@ -243,7 +247,7 @@ func (r *renderer) quote() {
 	var para []string
 	flush := func(last bool) {
 		if len(para) > 0 {
-			r.wrap(strings.Join(para, " "), "  "+bar, "  "+bar)
+			r.wrap(joinLines(para), "  "+bar, "  "+bar)
 			para = nil
 		}
 		if !last {
@@ -352,7 +356,7 @@ func (r *renderer) inlineLine(s string) (string, int) {
 	width := 0
 	for _, p := range parseInline(s, !r.opt.Color) {
 		b.WriteString(r.piece(p))
-		width += utf8.RuneCountInString(p.text)
+		width += displayWidth(p.text)
 	}
 	return b.String(), width
 }
@@ -392,18 +396,22 @@ func (r *renderer) wrap(text, first, rest string) {
 	empty := true
 	for _, w := range ws {
 		n := w.width()
-		if !empty && col+1+n > r.opt.Width {
+		gap := 0
+		if w.space && !empty {
+			gap = 1
+		}
+		if !empty && col+gap+n > r.opt.Width {
 			r.w.WriteString(line.String() + "\n")
 			line.Reset()
 			prefix, prefixWidth = rest, visibleWidth(rest)
 			line.WriteString(prefix)
-			col, empty = prefixWidth, true
+			col, empty, gap = prefixWidth, true, 0
 		}
-		if !empty {
+		if gap > 0 {
 			line.WriteString(" ")
 			col++
 		}
-		for _, p := range w {
+		for _, p := range w.pieces {
 			line.WriteString(r.piece(p))
 		}
 		col += n
@@ -414,4 +422,4 @@ func (r *renderer) wrap(text, first, rest string) {
 
 var ansiRe = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-func visibleWidth(s string) int { return utf8.RuneCountInString(ansiRe.ReplaceAllString(s, "")) }
+func visibleWidth(s string) int { return displayWidth(ansiRe.ReplaceAllString(s, "")) }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,4 +129,102 @@ func FuzzRender(f *testing.F) {
 			t.Fatal("escape codes without colour")
 		}
 	})
+}
+
+// TestRenderChinese is the golden rendering of mixed Chinese and Latin text
+// at 80 columns, checked line by line: no line is wider than 80 terminal
+// columns (a Chinese character takes two), no line starts with closing
+// punctuation, the wrapped paragraphs keep every character, and the table's
+// columns start at the same column on every row.
+func TestRenderChinese(t *testing.T) {
+	src, err := os.ReadFile("testdata/sample-zh.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := render(t, string(src), Options{Width: 80})
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	for i, line := range lines {
+		if w := displayWidth(line); w > 80 {
+			t.Errorf("line %d is %d columns wide: %q", i+1, w, line)
+		}
+		trimmed := strings.TrimLeft(line, " -•>│")
+		if r := []rune(trimmed); len(r) > 0 && strings.ContainsRune(noBreakBefore, r[0]) {
+			t.Errorf("line %d starts with closing punctuation: %q", i+1, line)
+		}
+	}
+	// Wrapping only removes the line breaks: the first paragraph's text
+	// comes back when its lines are joined.
+	para := strings.Split(string(src), "\n")[2]
+	var joined strings.Builder
+	for _, line := range lines[3:] {
+		if line == "" {
+			break
+		}
+		joined.WriteString(line)
+	}
+	if strip := func(s string) string { return strings.NewReplacer(" ", "", "`", "").Replace(s) }; strip(joined.String()) != strip(para) {
+		t.Errorf("the wrapped paragraph lost text:\n got %q\nwant %q", joined.String(), para)
+	}
+	// Table: find the rows and check that every cell starts at the same
+	// display column as the header's.
+	var table []string
+rows:
+	for _, line := range lines {
+		switch {
+		case strings.HasPrefix(line, "  配置"):
+			table = append(table, line)
+		case len(table) > 0 && line == "":
+			break rows
+		case len(table) > 0 && !strings.HasPrefix(line, "  --"):
+			table = append(table, line)
+		}
+	}
+	if len(table) != 4 {
+		t.Fatalf("found %d table rows, want 4:\n%s", len(table), got)
+	}
+	starts := func(line string) []int {
+		var cols []int
+		col, prevSpace := 0, 0
+		for _, r := range line {
+			if r == ' ' {
+				prevSpace++
+			} else {
+				if prevSpace >= 2 {
+					cols = append(cols, col)
+				}
+				prevSpace = 0
+			}
+			col += displayWidth(string(r))
+		}
+		return cols
+	}
+	want := starts(table[0])
+	if len(want) != 3 {
+		t.Fatalf("header %q: columns at %v, want 3", table[0], want)
+	}
+	for _, row := range table[1:] {
+		if c := starts(row); !slices.Equal(c, want) {
+			t.Errorf("row %q: columns start at %v, header at %v", row, c, want)
+		}
+	}
+	golden(t, "sample-zh.txt", got)
+}
+
+func TestWrapBreaks(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"中文文本没有空格也能断行", 10, "中文文本没\n有空格也能\n断行\n"},
+		{"句号不能出现在行首。第二句", 12, "句号不能出现\n在行首。第二\n句\n"},
+		{"使用 `replicate` 命令", 14, "使用\n`replicate` 命\n令\n"},
+		{"（括号）不分开", 6, "（括\n号）不\n分开\n"},
+		{"acks=all 等待 ISR", 80, "acks=all 等待 ISR\n"},
+	}
+	for _, tt := range tests {
+		if got := string(render(t, tt.in, Options{Width: tt.width})); got != tt.want {
+			t.Errorf("%q at %d: got %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
 }
