@@ -9,6 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/labs"
 )
 
 // Env is everything a subcommand may touch, so that tests can run the whole
@@ -24,6 +27,10 @@ type Env struct {
 	// StdinIsTerminal and StdoutIsTerminal decide interactive mode and colour.
 	StdinIsTerminal  bool
 	StdoutIsTerminal bool
+	// Lang is the language of the teaching material chosen with the global
+	// flag `minikafka --lang zh|en ...`; "" follows LC_ALL, LC_MESSAGES and
+	// LANG (see language).
+	Lang string
 }
 
 // DefaultEnv is the process environment with the given embedded content.
@@ -57,6 +64,7 @@ func subcommands() []*Subcommand {
 		labCommand,
 		exerciseCommand,
 		readCommand,
+		quizCommand,
 		serveCommand,
 		dumpLogCommand,
 		benchCommand,
@@ -64,8 +72,26 @@ func subcommands() []*Subcommand {
 	}
 }
 
-// Main runs the command line and returns the exit status.
+// Main runs the command line and returns the exit status. A leading
+// `--lang zh|en` (or `--lang=zh`) chooses the language of the teaching
+// material for the subcommand after it.
 func Main(env *Env, args []string) int {
+	for len(args) > 0 && (args[0] == "--lang" || strings.HasPrefix(args[0], "--lang=")) {
+		value, ok := strings.CutPrefix(args[0], "--lang=")
+		args = args[1:]
+		if !ok {
+			if len(args) == 0 {
+				fmt.Fprintln(env.Stderr, "minikafka: --lang needs a language: en or zh")
+				return 2
+			}
+			value, args = args[0], args[1:]
+		}
+		if _, err := labs.ParseLanguage(value); err != nil {
+			fmt.Fprintf(env.Stderr, "minikafka: --lang: %v\n", err)
+			return 2
+		}
+		env.Lang = value
+	}
 	if len(args) == 0 {
 		if repl := find("repl"); repl != nil {
 			return repl.Run(env, nil)
@@ -102,7 +128,7 @@ func find(name string) *Subcommand {
 func usage(w io.Writer, status int) int {
 	fmt.Fprintln(w, "MiniKafka Lab: learn how Kafka works by running it.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage:")
+	fmt.Fprintln(w, "usage: minikafka [--lang en|zh] COMMAND ...")
 	width := 0
 	for _, c := range subcommands() {
 		width = max(width, len(c.Synopsis))
@@ -111,6 +137,8 @@ func usage(w io.Writer, status int) int {
 		fmt.Fprintf(w, "  minikafka %-*s  %s\n", width, c.Synopsis, c.Summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run `minikafka help COMMAND` for one command.")
+	fmt.Fprintln(w, "Run `minikafka help COMMAND` for one command. --lang chooses the language of")
+	fmt.Fprintln(w, "the chapters, labs, exercises and quizzes (default: zh when LC_ALL, LC_MESSAGES")
+	fmt.Fprintln(w, "or LANG starts with zh, else en).")
 	return status
 }

@@ -10,7 +10,7 @@ import (
 
 var exerciseCommand = &Subcommand{
 	Name:     "exercise",
-	Synopsis: "exercise list | show ID | check ID FILE | hint ID  [--dir DIR]",
+	Synopsis: "exercise list | show ID | check ID FILE | hint ID  [--dir DIR] [--lang en|zh]",
 	Summary:  "checked exercises: read the goal, check your attempt, get hints",
 	Run:      runExercise,
 }
@@ -24,6 +24,7 @@ const exerciseUsage = `usage:
   minikafka exercise hint ID [--dir DIR]      the next hint
 ID is 05-01 (chapter 05, exercise 01) or the exercise's slug. Progress is kept in
 $XDG_STATE_HOME/minikafka/progress (or ~/.local/state/minikafka/progress).
+--lang zh shows titles, goals and hints in Chinese (default: the locale).
 `
 
 func runExercise(env *Env, args []string) int {
@@ -54,12 +55,13 @@ func runExercise(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
 		return 1
 	}
-	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: "minikafka exercise"}
+	lang := language(env, a)
+	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: "minikafka exercise", Messages: messages(cat, lang)}
 	if a.dir != "" {
 		coach.Command += " --dir " + a.dir
 	}
 	if verb == "list" {
-		coach.List(cat)
+		coach.List(cat.In(lang))
 		if printProblems(env.Stderr, cat) {
 			return 1
 		}
@@ -70,6 +72,12 @@ func runExercise(env *Env, args []string) int {
 		printProblems(env.Stderr, cat)
 		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
 		return 1
+	}
+	if te, err := e.In(lang); err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v; showing the English text\n", err)
+		coach.Messages = nil
+	} else {
+		e = te
 	}
 	switch verb {
 	case "show":

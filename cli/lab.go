@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
 var labCommand = &Subcommand{
 	Name:     "lab",
-	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID | chapters [N...] [--rewrite]  [--dir DIR]",
+	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID | chapters [N...] [--rewrite]  [--dir DIR] [--lang en|zh]",
 	Summary:  "replay the scripted labs, check them, or step through one",
 	Run:      runLab,
 }
@@ -25,7 +26,8 @@ const labUsage = `usage:
   minikafka lab chapters [N...] [--rewrite] [--dir DIR] run the chapters' mk transcripts and compare;
                                                         --rewrite regenerates their output (needs --dir)
 ID is 05-01 (chapter 05, lab 01) or the lab's slug. --dir reads labs from DIR/labs/
-(or DIR itself) instead of the built-in ones.
+(or DIR itself) instead of the built-in ones. --lang zh shows titles and narration
+in Chinese (default: the locale); lab chapters checks every language's chapters.
 `
 
 func runLab(env *Env, args []string) int {
@@ -46,7 +48,7 @@ func runLab(env *Env, args []string) int {
 		if !ok {
 			return 1
 		}
-		labs.ListLabs(env.Stdout, cat)
+		labs.ListLabs(env.Stdout, cat, language(env, a))
 		if printProblems(env.Stderr, cat) {
 			return 1
 		}
@@ -69,7 +71,13 @@ func runLab(env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
 			return 1
 		}
-		if err := labs.Step(l, newExecutor(env), env.Stdin, env.Stdout, labs.StepOptions{Echo: !env.StdinIsTerminal}); err != nil {
+		if tl, err := l.In(language(env, a)); err != nil {
+			fmt.Fprintf(env.Stderr, "minikafka lab: %v; showing the English text\n", err)
+		} else {
+			l = tl
+		}
+		opt := labs.StepOptions{Echo: !env.StdinIsTerminal, Messages: messages(cat, l.Lang)}
+		if err := labs.Step(l, newExecutor(env), env.Stdin, env.Stdout, opt); err != nil {
 			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
 			return 1
 		}
@@ -154,7 +162,7 @@ func labChapters(env *Env, a *materialArgs, ids []string) int {
 	if !ok {
 		return 1
 	}
-	list := cat.Chapters
+	list := append(slices.Clone(cat.Chapters), cat.Translated...)
 	if len(ids) > 0 {
 		list = nil
 		for _, id := range ids {
@@ -164,6 +172,11 @@ func labChapters(env *Env, a *materialArgs, ids []string) int {
 				return 1
 			}
 			list = append(list, ch)
+			for _, tr := range cat.Translated {
+				if tr.Number == ch.Number && tr.Slug == ch.Slug {
+					list = append(list, tr)
+				}
+			}
 		}
 	}
 	status := 0

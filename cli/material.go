@@ -18,6 +18,7 @@ import (
 type materialArgs struct {
 	pos     []string
 	dir     string
+	lang    string
 	all     bool
 	rewrite bool
 	help    bool
@@ -47,6 +48,18 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 				value = args[i]
 			}
 			a.dir = value
+		case name == "lang":
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, errors.New("--lang needs a language: en or zh")
+				}
+				i++
+				value = args[i]
+			}
+			if _, err := labs.ParseLanguage(value); err != nil {
+				return nil, fmt.Errorf("--lang: %w", err)
+			}
+			a.lang = value
 		case hasValue || !slices.Contains(allowed, name):
 			return nil, fmt.Errorf("unknown flag %s", arg)
 		case name == "all":
@@ -56,6 +69,30 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 		}
 	}
 	return a, nil
+}
+
+// language is the language of the teaching material for a subcommand: its
+// own --lang, else the global one, else the locale (LC_ALL, LC_MESSAGES,
+// LANG: zh_* is Chinese).
+func language(env *Env, a *materialArgs) labs.Language {
+	for _, v := range []string{a.lang, env.Lang} {
+		if lang, err := labs.ParseLanguage(v); v != "" && err == nil {
+			return lang
+		}
+	}
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return labs.LanguageFromEnv(getenv)
+}
+
+// messages are the catalog's messages for lang (nil for English).
+func messages(cat *labs.Catalog, lang labs.Language) *labs.Messages {
+	if lang == labs.English || lang == "" {
+		return nil
+	}
+	return cat.Messages[lang]
 }
 
 // material opens the teaching material: the embedded content, or the

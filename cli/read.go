@@ -8,21 +8,25 @@ import (
 	"os/exec"
 	"strconv"
 
+	"github.com/minikafka-lab/minikafka/labs"
+	"github.com/minikafka-lab/minikafka/labs/quiz"
 	"github.com/minikafka-lab/minikafka/repl/markdown"
 )
 
 var readCommand = &Subcommand{
 	Name:     "read",
-	Synopsis: "read [CHAPTER] [--dir DIR]",
+	Synopsis: "read [CHAPTER] [--dir DIR] [--lang en|zh]",
 	Summary:  "read a chapter in the terminal (without CHAPTER: list them)",
 	Run:      runRead,
 }
 
 const readUsage = `usage:
-  minikafka read [--dir DIR]            list the chapters
-  minikafka read N [--dir DIR]          render chapter N (number or slug); on a terminal
-                                        it is paged with $PAGER (default: less -R)
-Colour only on a terminal, and never when NO_COLOR is set.
+  minikafka read [--dir DIR] [--lang en|zh]     list the chapters
+  minikafka read N [--dir DIR] [--lang en|zh]   render chapter N (number or slug) and its
+                                                questions; on a terminal it is paged with
+                                                $PAGER (default: less -R)
+--lang zh reads the Chinese edition (default: zh when LC_ALL, LC_MESSAGES or LANG
+starts with zh). Colour only on a terminal, and never when NO_COLOR is set.
 `
 
 func runRead(env *Env, args []string) int {
@@ -37,24 +41,40 @@ func runRead(env *Env, args []string) int {
 	if !ok {
 		return 1
 	}
+	lang := language(env, a)
+	msg := messages(cat, lang)
 	if len(a.pos) == 0 {
 		if len(cat.Chapters) == 0 {
-			fmt.Fprintln(env.Stdout, "No chapters.")
+			fmt.Fprintln(env.Stdout, msg.T("No chapters."))
 			return 0
 		}
-		fmt.Fprintln(env.Stdout, "Chapters (read one with `minikafka read N`):")
+		fmt.Fprintln(env.Stdout, msg.T("Chapters (read one with `minikafka read N`):"))
 		for _, ch := range cat.Chapters {
+			if tr, err := cat.ChapterIn(strconv.Itoa(ch.Number), lang); err == nil {
+				ch = tr
+			}
 			fmt.Fprintf(env.Stdout, "  %2d  %s\n", ch.Number, ch.Title)
 		}
 		return 0
 	}
-	ch, err := cat.Chapter(a.pos[0])
+	ch, err := cat.ChapterIn(a.pos[0], lang)
+	if errors.Is(err, labs.ErrNoTranslation) {
+		fmt.Fprintf(env.Stderr, "minikafka read: %v; showing the English text\n", err)
+		ch, err = cat.Chapter(a.pos[0])
+		msg = nil
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
 		return 1
 	}
 	src, err := fs.ReadFile(cat.FS, ch.FSPath)
 	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
+		return 1
+	}
+	if z, err := quiz.Load(cat.FS, ch); err == nil {
+		src = append(src, quiz.Markdown(z, msg, "minikafka quiz")...)
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
 		return 1
 	}

@@ -31,12 +31,33 @@ type ProgressEntry struct {
 	HintsShown int
 }
 
+// QuizStatus is how a learner did on one quiz question.
+type QuizStatus string
+
+// The quiz statuses: correct once answered right (it stays so), wrong while
+// every answer so far was wrong.
+const (
+	QuizCorrect QuizStatus = "correct"
+	QuizWrong   QuizStatus = "wrong"
+)
+
+// QuizEntry is one quiz line of the progress file.
+type QuizEntry struct {
+	Chapter  int
+	Question string // the question's ID in the quiz file
+	Status   QuizStatus
+	Tries    int // answers given, right or wrong
+}
+
 // Progress is the learner's plain-text progress file: one line per
-// exercise, "ID SLUG STATUS hints=N", sorted, with '#' comments allowed. It
-// holds no dates, so the same steps always write the same file.
+// exercise, "ID SLUG STATUS hints=N", then one line per quiz question
+// answered, "quiz CHAPTER QUESTION STATUS tries=N", sorted, with '#'
+// comments allowed. It holds no dates, so the same steps always write the
+// same file.
 type Progress struct {
 	Path    string
 	entries []ProgressEntry
+	quiz    []QuizEntry
 }
 
 // ProgressPath is where the progress file lives:
@@ -79,6 +100,14 @@ func (p *Progress) parse(data []byte) error {
 		f := strings.Fields(line)
 		bad := func(why string) error {
 			return errorAt(p.Path, n, "%s in the progress file (fix the line or delete the file to start over)", why)
+		}
+		if f[0] == "quiz" {
+			e, err := parseQuizLine(f)
+			if err != nil {
+				return bad(err.Error())
+			}
+			p.SetQuiz(e)
+			continue
 		}
 		if len(f) != 4 {
 			return bad("expected \"ID SLUG STATUS hints=N\"")
@@ -132,6 +161,58 @@ func (p *Progress) Set(entry ProgressEntry) {
 	})
 }
 
+// parseQuizLine reads "quiz CHAPTER QUESTION STATUS tries=N".
+func parseQuizLine(f []string) (QuizEntry, error) {
+	if len(f) != 5 {
+		return QuizEntry{}, errors.New("expected \"quiz CHAPTER QUESTION STATUS tries=N\"")
+	}
+	ch, err := strconv.Atoi(f[1])
+	if err != nil || ch < 1 || ch > 99 {
+		return QuizEntry{}, fmt.Errorf("bad quiz chapter %q", f[1])
+	}
+	st := QuizStatus(f[3])
+	if st != QuizCorrect && st != QuizWrong {
+		return QuizEntry{}, fmt.Errorf("unknown quiz status %q", f[3])
+	}
+	tries, ok := strings.CutPrefix(f[4], "tries=")
+	n, err := strconv.Atoi(tries)
+	if !ok || err != nil || n < 0 {
+		return QuizEntry{}, fmt.Errorf("bad try count %q", f[4])
+	}
+	return QuizEntry{Chapter: ch, Question: f[2], Status: st, Tries: n}, nil
+}
+
+// Quiz is the learner's progress on a quiz question (status "" when never
+// answered).
+func (p *Progress) Quiz(chapter int, question string) QuizEntry {
+	for _, q := range p.quiz {
+		if q.Chapter == chapter && q.Question == question {
+			return q
+		}
+	}
+	return QuizEntry{Chapter: chapter, Question: question}
+}
+
+// SetQuiz records a quiz entry, replacing the one for the same question.
+func (p *Progress) SetQuiz(entry QuizEntry) {
+	for i, q := range p.quiz {
+		if q.Chapter == entry.Chapter && q.Question == entry.Question {
+			p.quiz[i] = entry
+			return
+		}
+	}
+	p.quiz = append(p.quiz, entry)
+	slices.SortFunc(p.quiz, func(a, b QuizEntry) int {
+		if a.Chapter != b.Chapter {
+			return a.Chapter - b.Chapter
+		}
+		return strings.Compare(a.Question, b.Question)
+	})
+}
+
+// QuizEntries are all quiz entries, sorted by chapter and question.
+func (p *Progress) QuizEntries() []QuizEntry { return slices.Clone(p.quiz) }
+
 // Entries are all entries, sorted by ID and slug.
 func (p *Progress) Entries() []ProgressEntry { return slices.Clone(p.entries) }
 
@@ -145,6 +226,12 @@ func (p *Progress) Bytes() []byte {
 			status = StatusNew
 		}
 		fmt.Fprintf(&b, "%s %s %s hints=%d\n", e.ID, e.Slug, status, e.HintsShown)
+	}
+	if len(p.quiz) > 0 {
+		b.WriteString("# quiz answers: quiz CHAPTER QUESTION STATUS tries=N\n")
+	}
+	for _, q := range p.quiz {
+		fmt.Fprintf(&b, "quiz %02d %s %s tries=%d\n", q.Chapter, q.Question, q.Status, q.Tries)
 	}
 	return b.Bytes()
 }

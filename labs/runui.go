@@ -8,8 +8,8 @@ import (
 )
 
 // ListLabs prints the labs of a catalog as a table: ID, slug, chapter,
-// steps and title.
-func ListLabs(w io.Writer, cat *Catalog) {
+// steps and title, the title in lang when the lab has a text in it.
+func ListLabs(w io.Writer, cat *Catalog, lang Language) {
 	if len(cat.Labs) == 0 {
 		fmt.Fprintln(w, "No labs.")
 		return
@@ -21,7 +21,11 @@ func ListLabs(w io.Writer, cat *Catalog) {
 	}
 	fmt.Fprintf(w, "%s  %s  CHAPTER  STEPS  TITLE\n", pad("ID", idW), pad("SLUG", slugW))
 	for _, l := range cat.Labs {
-		fmt.Fprintf(w, "%s  %s  %7d  %5d  %s\n", pad(l.ID, idW), pad(l.Slug, slugW), l.Chapter, l.Steps(), l.Title)
+		title := l.Title
+		if t, err := l.In(lang); err == nil {
+			title = t.Title
+		}
+		fmt.Fprintf(w, "%s  %s  %7d  %5d  %s\n", pad(l.ID, idW), pad(l.Slug, slugW), l.Chapter, l.Steps(), title)
 	}
 }
 

@@ -316,3 +316,20 @@ func (c *Catalog) MissingTexts(lang Language) []error {
 	}
 	return missing
 }
+
+// In is a copy of the catalog whose labs and exercises carry their text in
+// lang where they have one; the others keep their English text. It is for
+// listings; a single lab or exercise should be asked with Lab.In or
+// Exercise.In, which report a missing translation.
+func (c *Catalog) In(lang Language) *Catalog {
+	t := *c
+	t.Labs = make([]*Lab, len(c.Labs))
+	for i, l := range c.Labs {
+		t.Labs[i], _ = l.In(lang)
+	}
+	t.Exercises = make([]*Exercise, len(c.Exercises))
+	for i, e := range c.Exercises {
+		t.Exercises[i], _ = e.In(lang)
+	}
+	return &t
+}
