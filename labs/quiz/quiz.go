@@ -226,6 +226,11 @@ func (q *Question) validate() error {
 	case q.Explain == "":
 		return errors.New("no explain: (every answer is explained)")
 	}
+	for _, a := range q.Answers {
+		if Normalize(a) == "" {
+			return fmt.Errorf("answer %q cannot be typed: it is empty once case, quotes and spaces are ignored", a)
+		}
+	}
 	if !q.MultipleChoice() {
 		for k := range q.Wrong {
 			for _, a := range q.Answers {
