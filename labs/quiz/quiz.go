@@ -361,3 +361,53 @@ func Load(fsys fs.FS, ch labs.ChapterFile) (*Quiz, error) {
 	}
 	return Parse(name, ch.Number, lang, src)
 }
+
+// CheckTranslation reports how a translated quiz differs from its original
+// in what must not differ: the questions, by id and in order; each one's
+// number of choices; its accepted answers (short answers are
+// language-neutral values, so that both editions accept the same); and the
+// answers its wrong-answer explanations are for.
+func CheckTranslation(orig, tr *Quiz) error {
+	var errs []error
+	at := func(q *Question, format string, args ...any) {
+		errs = append(errs, &labs.SourceError{File: tr.Path, Line: q.Line, Err: fmt.Errorf(format, args...)})
+	}
+	if len(orig.Questions) != len(tr.Questions) {
+		errs = append(errs, fmt.Errorf("%s: %d questions, but %s has %d", tr.Path, len(tr.Questions), orig.Path, len(orig.Questions)))
+	}
+	for i := range min(len(orig.Questions), len(tr.Questions)) {
+		o, t := orig.Questions[i], tr.Questions[i]
+		if o.ID != t.ID {
+			at(t, "question %d is %s, but %s has %s there", i+1, t.ID, orig.Path, o.ID)
+			continue
+		}
+		if len(o.Choices) != len(t.Choices) {
+			at(t, "question %s has %d choices, the original %d", t.ID, len(t.Choices), len(o.Choices))
+		}
+		if !slices.Equal(normalized(o.Answers), normalized(t.Answers)) {
+			at(t, "question %s accepts %q, the original %q", t.ID, t.Answers, o.Answers)
+		}
+		if a, b := wrongKeys(o), wrongKeys(t); !slices.Equal(a, b) {
+			at(t, "question %s explains the wrong answers %q, the original %q", t.ID, b, a)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func normalized(answers []string) []string {
+	out := make([]string, len(answers))
+	for i, a := range answers {
+		out[i] = Normalize(a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func wrongKeys(q *Question) []string {
+	var keys []string
+	for k := range q.Wrong {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -219,3 +219,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckTranslation(t *testing.T) {
+	en := sample(t)
+	src, _ := os.ReadFile("testdata/sample.quiz")
+	same, err := Parse("zh.quiz", 5, labs.Chinese, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckTranslation(en, same); err != nil {
+		t.Errorf("identical: %v", err)
+	}
+	for _, tt := range []struct{ from, to, want string }{
+		{"answer: 3 | three", "answer: 3", `accepts ["3"]`},
+		{"question: next-offset", "question: next", "question 2 is next"},
+		{"choice c: `OFFSET_OUT_OF_RANGE`\n", "", "has 2 choices"},
+		{"wrong 2: 2 is the last", "wrong 4: 2 is the last", "explains the wrong answers"},
+	} {
+		changed := strings.Replace(string(src), tt.from, tt.to, 1)
+		if tt.from == "choice c: `OFFSET_OUT_OF_RANGE`\n" {
+			changed = strings.Replace(changed, "wrong c: That error is for offsets beyond the LEO (5); offset 4 exists.\n", "", 1)
+		}
+		tr, err := Parse("zh.quiz", 5, labs.Chinese, []byte(changed))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.to, err)
+		}
+		if err := CheckTranslation(en, tr); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q → %q: got %v, want %q", tt.from, tt.to, err, tt.want)
+		}
+	}
+}
