@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,6 +67,19 @@ func TestContentQuizzes(t *testing.T) {
 	}
 	if total < 40 {
 		t.Errorf("%d questions in all, want at least 40", total)
+	}
+}
+
+// TestContentReadmeZh runs the transcript of README.zh-CN.md's first
+// session, so the Chinese README never drifts from the program.
+func TestContentReadmeZh(t *testing.T) {
+	fsys := os.DirFS("..")
+	if err := labs.CheckChapter(fsys, "README.zh-CN.md", cli.SessionExecutor(fsys)); err != nil {
+		t.Error(err)
+	}
+	src, err := fs.ReadFile(fsys, "README.zh-CN.md")
+	if err != nil || !bytes.Contains(src, []byte("```mk\nmk> topic create orders")) {
+		t.Errorf("README.zh-CN.md has no first-session transcript (%v)", err)
 	}
 }
 
