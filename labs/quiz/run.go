@@ -125,7 +125,7 @@ func Show(out io.Writer, q *Question, opt Options) error {
 	if q.MultipleChoice() {
 		src.WriteString("\n")
 		for _, c := range q.Choices {
-			fmt.Fprintf(&src, "- %s) %s\n", c.Key, strings.ReplaceAll(c.Text, "\n", " "))
+			fmt.Fprintf(&src, "- %s) %s\n", c.Key, oneLine(c.Text))
 		}
 	}
 	return render(out, src.String(), opt)
@@ -149,10 +149,14 @@ func Explain(out io.Writer, q *Question, v Verdict, opt Options) error {
 				return err
 			}
 		}
-		fmt.Fprintln(out, m.Sprintf("The answer: %s", strings.ReplaceAll(q.ModelAnswer(), "\n", " ")))
+		fmt.Fprintln(out, m.Sprintf("The answer: %s", oneLine(q.ModelAnswer())))
 	}
 	return render(out, v.Explain, opt)
 }
+
+// oneLine joins a multi-line value into one line, with or without spaces
+// as the text's language wants (see markdown.JoinLines).
+func oneLine(s string) string { return markdown.JoinLines(strings.Split(s, "\n")) }
 
 // render writes Markdown text wrapped for the terminal.
 func render(out io.Writer, text string, opt Options) error {
@@ -218,9 +222,9 @@ func Markdown(z *Quiz, m *labs.Messages, command string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## %s\n\n", z.Title)
 	for i, q := range z.Questions {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, strings.ReplaceAll(q.Ask, "\n", " "))
+		fmt.Fprintf(&b, "%d. %s\n", i+1, oneLine(q.Ask))
 		for _, c := range q.Choices {
-			fmt.Fprintf(&b, "   - %s) %s\n", c.Key, strings.ReplaceAll(c.Text, "\n", " "))
+			fmt.Fprintf(&b, "   - %s) %s\n", c.Key, oneLine(c.Text))
 		}
 		b.WriteString("\n")
 	}

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
@@ -52,6 +53,10 @@ var widths = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: tru
 func displayWidth(s string) int { return widths.StringWidth(s) }
 
 func isWide(r rune) bool { return widths.RuneWidth(r) == 2 }
+
+// wideMark reports whether r is full-width punctuation (，。、：（ and the
+// like), which needs no space next to Latin text.
+func wideMark(r rune) bool { return isWide(r) && unicode.IsPunct(r) }
 
 // noBreakBefore are the characters a line must not start with (closing
 // punctuation, Chinese and Latin); noBreakAfter those it must not end with.
@@ -266,15 +271,18 @@ func words(pieces []piece) []word {
 	return out
 }
 
-// joinLines joins the source lines of a paragraph: with a space, except
-// between two wide characters (Chinese text has no spaces between words).
+// JoinLines joins lines of text into one line the way a paragraph's lines
+// are joined: with a space, except between two wide characters (Chinese
+// text has no spaces between words) and next to full-width punctuation.
+func JoinLines(parts []string) string { return joinLines(parts) }
+
 func joinLines(parts []string) string {
 	var b strings.Builder
 	for i, p := range parts {
 		if i > 0 {
 			prev, _ := utf8.DecodeLastRuneInString(parts[i-1])
 			next, _ := utf8.DecodeRuneInString(p)
-			if !isWide(prev) || !isWide(next) {
+			if !(isWide(prev) && isWide(next)) && !wideMark(prev) && !wideMark(next) {
 				b.WriteByte(' ')
 			}
 		}

@@ -221,6 +221,7 @@ func TestWrapBreaks(t *testing.T) {
 		{"使用 `replicate` 命令", 14, "使用\n`replicate` 命\n令\n"},
 		{"（括号）不分开", 6, "（括\n号）不\n分开\n"},
 		{"acks=all 等待 ISR", 80, "acks=all 等待 ISR\n"},
+		{"第一行，\n`code` 和\n中文\nand English", 80, "第一行，`code` 和中文 and English\n"},
 	}
 	for _, tt := range tests {
 		if got := string(render(t, tt.in, Options{Width: tt.width})); got != tt.want {
