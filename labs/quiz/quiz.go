@@ -220,9 +220,9 @@ func Parse(name string, chapter int, lang labs.Language, src []byte) (*Quiz, err
 func (q *Question) validate() error {
 	switch {
 	case q.Ask == "":
-		return errors.New("no ask:")
+		return errors.New("no ask: line")
 	case len(q.Answers) == 0:
-		return errors.New("no answer:")
+		return errors.New("no answer: line")
 	case q.Explain == "":
 		return errors.New("no explain: (every answer is explained)")
 	}
