@@ -19,6 +19,9 @@ const (
 	Empty State = iota
 	PreparingRebalance
 	Stable
+	// CompletingRebalance is a client-assigned group (classic.go) between
+	// the end of a join round and its leader's assignment.
+	CompletingRebalance
 )
 
 // String returns the spec's lowercase value: "empty", "preparing_rebalance"
@@ -31,6 +34,8 @@ func (s State) String() string {
 		return "preparing_rebalance"
 	case Stable:
 		return "stable"
+	case CompletingRebalance:
+		return "completing_rebalance"
 	}
 	return "unknown"
 }
@@ -45,6 +50,8 @@ func (s State) KafkaName() string {
 		return "PreparingRebalance"
 	case Stable:
 		return "Stable"
+	case CompletingRebalance:
+		return "CompletingRebalance"
 	}
 	return "Unknown"
 }
@@ -78,6 +85,10 @@ type groupState struct {
 	state      State
 	members    map[string]*member
 	assignment map[string][]topic.Partition
+	// clientAssigned: the group's members assign partitions themselves
+	// (Kafka's classic protocol, classic.go), so a membership change clears
+	// the assignment instead of computing one.
+	clientAssigned bool
 }
 
 // Coordinator is the group coordinator (§11.2). Groups are created by their
@@ -292,6 +303,11 @@ func (c *Coordinator) Commit(group, memberID string, generation int32, offsets O
 	if g.members[memberID] == nil {
 		return unknownMember(group, memberID)
 	}
+	if g.clientAssigned {
+		// Kafka's rule: the coordinator checks the generation and the
+		// member, not which partitions the member was given.
+		return c.offsets.Commit(group, offsets)
+	}
 	owned := g.assignment[memberID]
 	for tp := range offsets {
 		if !slices.Contains(owned, tp) {
@@ -308,6 +324,11 @@ func (c *Coordinator) rebalance(g *groupState) {
 	if len(g.members) == 0 {
 		g.assignment = map[string][]topic.Partition{}
 		g.state = Empty
+		return
+	}
+	if g.clientAssigned {
+		// The members compute the next assignment after they rejoin.
+		g.assignment = map[string][]topic.Partition{}
 		return
 	}
 	subs := make(map[string][]string, len(g.members))
@@ -333,7 +354,7 @@ func (c *Coordinator) store(id string, next *groupState) error {
 }
 
 func (g *groupState) clone() *groupState {
-	out := &groupState{generation: g.generation, state: g.state,
+	out := &groupState{generation: g.generation, state: g.state, clientAssigned: g.clientAssigned,
 		members: make(map[string]*member, len(g.members)), assignment: maps.Clone(g.assignment)}
 	for id, m := range g.members {
 		cp := *m

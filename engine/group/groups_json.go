@@ -51,7 +51,11 @@ func encodeGroups(groups map[string]*groupState) []byte {
 			}
 			b = append(b, ']')
 		}
-		b = append(b, `},"generation":`...)
+		b = append(b, '}')
+		if g.clientAssigned {
+			b = append(b, `,"client_assigned":true`...)
+		}
+		b = append(b, `,"generation":`...)
 		b = strconv.AppendInt(b, int64(g.generation), 10)
 		b = append(b, `,"members":{`...)
 		for j, m := range slices.Sorted(maps.Keys(g.members)) {
@@ -80,6 +84,8 @@ type groupsFile struct {
 
 type groupEntry struct {
 	Assignment *map[string][][]json.RawMessage `json:"assignment"`
+	// ClientAssigned is present (true) only for a classic-protocol group.
+	ClientAssigned bool `json:"client_assigned"`
 	Generation *int32                          `json:"generation"`
 	Members    *map[string][]string            `json:"members"`
 }
@@ -118,7 +124,7 @@ func decodeGroups(data []byte, deadline int64) (map[string]*groupState, error) {
 		if id == "" || e == nil || e.Assignment == nil || e.Generation == nil || e.Members == nil || *e.Generation < 0 {
 			return nil, fmt.Errorf("group %q: missing or invalid field", id)
 		}
-		g := &groupState{generation: *e.Generation, members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
+		g := &groupState{generation: *e.Generation, members: map[string]*member{}, assignment: map[string][]topic.Partition{}, clientAssigned: e.ClientAssigned}
 		for m, subs := range *e.Members {
 			if m == "" || subs == nil {
 				return nil, fmt.Errorf("group %q: invalid member %q", id, m)
