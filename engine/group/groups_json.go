@@ -85,9 +85,9 @@ type groupsFile struct {
 type groupEntry struct {
 	Assignment *map[string][][]json.RawMessage `json:"assignment"`
 	// ClientAssigned is present (true) only for a classic-protocol group.
-	ClientAssigned bool `json:"client_assigned"`
-	Generation *int32                          `json:"generation"`
-	Members    *map[string][]string            `json:"members"`
+	ClientAssigned bool                 `json:"client_assigned"`
+	Generation     *int32               `json:"generation"`
+	Members        *map[string][]string `json:"members"`
 }
 
 // loadGroups reads groups.json; every loaded member gets deadline. A missing
