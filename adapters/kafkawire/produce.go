@@ -122,7 +122,7 @@ func (st *state) produce(c *engine.Cluster, cn conn, r *kmsg.ProduceRequest, don
 				p.part.BaseOffset = -1
 				st.trace(Event{Client: cn.clientID, Broker: cn.broker, API: "Produce", Version: r.Version,
 					Result: fmt.Sprintf("%s%s: not acknowledged within the request timeout; the batch stays in the leader log", p.tp, countSuffix(p.count)),
-					Error: "REQUEST_TIMED_OUT", Level: LevelData})
+					Error:  "REQUEST_TIMED_OUT", Level: LevelData})
 			}
 			done(reply{resp: resp})
 		},
