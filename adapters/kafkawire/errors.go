@@ -83,8 +83,11 @@ func txnCode(err error) int16 {
 
 // codeName is the Kafka name of a code, for event lines.
 func codeName(code int16) string {
-	if code == 0 {
+	switch code {
+	case 0:
 		return "NONE"
+	case kafkaerr.NotLeaderForPartition.Code:
+		return "NOT_LEADER_OR_FOLLOWER" // its name since Kafka 2.6 (KIP-392)
 	}
 	if e := kafkaerr.ErrorForCode(code); e != nil {
 		var ke *kafkaerr.Error

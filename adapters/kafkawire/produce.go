@@ -7,6 +7,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/adapters/host"
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/kerr"
 	kafkaerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -152,6 +153,13 @@ func (st *state) settleProduce(cn conn, version int16, rp *kmsg.ProduceResponseT
 			err = errors.New("the acknowledgement was cancelled")
 		}
 		rp.ErrorCode = produceCode(err)
+		if errors.Is(err, kerr.FencedLeaderEpoch) {
+			// The leader changed while the batch waited: a Kafka leader
+			// that becomes a follower answers its delayed produces
+			// NOT_LEADER_OR_FOLLOWER, and the client retries on the new
+			// leader.
+			rp.ErrorCode = kafkaerr.NotLeaderForPartition.Code
+		}
 		rp.BaseOffset = -1
 		ev.Result = fmt.Sprintf("%s%s", tp, countSuffix(n))
 		ev.Error = codeName(rp.ErrorCode)
