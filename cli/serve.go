@@ -22,8 +22,8 @@ import (
 
 var serveCommand = &Subcommand{
 	Name:     "serve",
-	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N]",
-	Summary:  "serve a cluster over the newline-JSON/TCP adapter (chapter 10) until interrupted",
+	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N] [--kafka 127.0.0.1:9092 [--kafka-ports P,P,P] [--allow-remote]]",
+	Summary:  "serve a cluster over the newline-JSON/TCP adapter (chapter 10), or the Kafka protocol with --kafka (chapter 11), until interrupted",
 	Run:      runServe,
 }
 
@@ -42,6 +42,11 @@ type serveFlags struct {
 	replicateEvery time.Duration
 	requestTimeout time.Duration
 	maxFrameBytes  int
+	// kafka, kafkaPorts and allowRemote select the Kafka wire listener
+	// (serve_kafka.go) instead of JSON/TCP.
+	kafka       string
+	kafkaPorts  string
+	allowRemote bool
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -62,6 +67,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.DurationVar(&f.replicateEvery, "replicate-every", jsontcp.DefaultReplicateEvery, "run a follower fetch on every partition this often, so acks=all completes (0: never)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", jsontcp.DefaultRequestTimeout, "answer REQUEST_TIMED_OUT when acks=all is not acknowledged within this `duration`")
 	fs.IntVar(&f.maxFrameBytes, "max-frame-bytes", jsontcp.DefaultMaxFrameBytes, "longest request line in bytes, newline included")
+	fs.StringVar(&f.kafka, "kafka", "", "serve the Kafka protocol instead of JSON/TCP: the first broker on `host:port`, the next ones on the following ports")
+	fs.StringVar(&f.kafkaPorts, "kafka-ports", "", "with --kafka: one port per broker, comma-separated, in broker id order")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --kafka: allow a listen address that is not loopback")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -136,6 +144,9 @@ func runServe(env *Env, args []string) int {
 
 	ctx, stop := serveSignalContext()
 	defer stop()
+	if f.kafka != "" {
+		return serveKafka(ctx, f, cluster, where(dataDir, temporary), stdout, stderr)
+	}
 	replicateEvery := f.replicateEvery
 	if replicateEvery == 0 {
 		replicateEvery = -1 // jsontcp: negative turns the pump off
@@ -151,11 +162,7 @@ func runServe(env *Env, args []string) int {
 		return fail("%v", err)
 	}
 	stdout.printf("listening on %s\n", srv.Addr())
-	where := dataDir
-	if temporary {
-		where += " (temporary, removed on exit)"
-	}
-	stdout.printf("data dir %s, brokers %s; one JSON request per line; Ctrl-C stops\n", where, joinIDs(f.brokers))
+	stdout.printf("data dir %s, brokers %s; one JSON request per line; Ctrl-C stops\n", where(dataDir, temporary), joinIDs(f.brokers))
 	if host, _, err := net.SplitHostPort(srv.Addr().String()); err == nil {
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 			stderr.printf("minikafka serve: warning: %s is reachable from other machines; the adapter has no authentication or TLS\n", srv.Addr())
@@ -177,6 +184,14 @@ func runServe(env *Env, args []string) int {
 		stdout.printf("cluster closed cleanly\n")
 	}
 	return status
+}
+
+// where describes the data directory for the banner.
+func where(dataDir string, temporary bool) string {
+	if temporary {
+		return dataDir + " (temporary, removed on exit)"
+	}
+	return dataDir
 }
 
 func joinIDs(ids []int32) string {
