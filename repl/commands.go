@@ -34,6 +34,9 @@ func commandTable() []*Command {
 		serveCommand,
 		remoteCommand,
 		dispatchCommand,
+		// The Kafka protocol
+		kafkaCommand,
+		kclientCommand,
 		// Views and checks
 		offsetsCommand,
 		showCommand,

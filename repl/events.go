@@ -46,6 +46,9 @@ func (s *Session) takeEvents() []event {
 	for _, e := range all {
 		out = append(out, convertEvent(e))
 	}
+	for _, line := range s.takeKclientLines() {
+		out = append(out, convertEvent(kafkaEvent{kind: "kclient", text: line}))
+	}
 	return out
 }
 

@@ -62,6 +62,10 @@ type Session struct {
 	backlogDropped int
 	// server is this session's JSON/TCP server, nil when not serving.
 	server *served
+	// kafka is this session's Kafka listener, nil when not listening; kc
+	// its real clients (kclient), nil until the first one.
+	kafka *kafkaListening
+	kc    *kclients
 }
 
 // theRegistry is the command table, linked once per process.
@@ -166,6 +170,8 @@ func shut(c *engine.Cluster, temp string) error {
 // cluster is closed gracefully and a temporary data directory removed (one
 // given with DataDir is kept).
 func (s *Session) Close() error {
+	s.closeKclients()
+	s.stopKafka()
 	s.stopServing()
 	err := shut(s.cluster, s.temp)
 	s.cluster, s.temp = nil, ""
@@ -261,10 +267,19 @@ func (s *Session) execute(w io.Writer, text string, cmd *Command, args *Args) er
 		hint = s.stateHint(err)
 	}
 	var err error
-	if cmd.Outside {
+	switch {
+	case cmd.Outside:
 		err = s.runCommand(cmd, cw, args)
+		s.settleKafka()
 		_ = s.owned(func() error { after(err); return nil })
-	} else {
+	case s.kafka != nil || s.kc != nil:
+		// Real clients may answer after the command (a parked produce
+		// the command's replicate completed): let them come to rest,
+		// then take the events, in order.
+		err = s.owned(func() error { return s.runCommand(cmd, cw, args) })
+		s.settleKafka()
+		_ = s.owned(func() error { after(err); return nil })
+	default:
 		err = s.owned(func() error {
 			err := s.runCommand(cmd, cw, args)
 			after(err)
@@ -306,8 +321,16 @@ func (s *Session) runCommand(cmd *Command, w io.Writer, args *Args) (err error) 
 }
 
 // owned runs fn where the cluster may be used: here, or on the JSON/TCP
-// server's goroutine while the session serves.
+// server's or the Kafka listener's goroutine while the session serves.
 func (s *Session) owned(fn func() error) error {
+	if k := s.kafka; k != nil {
+		var ferr error
+		err := k.srv.Direct(func() error { ferr = fn(); return nil })
+		if err == nil {
+			return ferr
+		}
+		return fn() // closed: its goroutines are done, the cluster is ours
+	}
 	if s.server == nil {
 		return fn()
 	}

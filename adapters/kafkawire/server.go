@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/minikafka-lab/minikafka/adapters/host"
@@ -54,6 +55,10 @@ type Options struct {
 	ClusterID string
 	// Logf receives operator messages (accept and pump failures).
 	Logf func(format string, args ...any)
+	// InProgress, when set, counts the requests read and not answered yet
+	// (parked ones included): with Parked, a REPL can tell that every
+	// request in flight is waiting for something only the learner can do.
+	InProgress *atomic.Int64
 }
 
 // Server serves the Kafka protocol for one cluster on one listener per
@@ -173,6 +178,14 @@ func (s *Server) Direct(fn func() error) error {
 		st.afterJob()
 		return err
 	})
+}
+
+// Parked is the number of requests parked now (acks=all produces,
+// long-poll fetches, group rounds); -1 once the server is closed.
+func (s *Server) Parked() int {
+	n := -1
+	_ = s.host.Do(func(*state) error { n = s.host.Parked(); return nil })
+	return n
 }
 
 // Close stops accepting, closes every connection (parked requests get no
@@ -315,6 +328,10 @@ func (s *Server) handleFrame(broker int32, frame []byte) (reply, header) {
 	if err := req.ReadFrom(body); err != nil {
 		s.opts.Logf("broker %d: %s v%d from %q: %v: closing the connection", broker, kmsg.NameForKey(h.key), h.version, h.clientID, err)
 		return reply{hangUp: true}, h
+	}
+	if n := s.opts.InProgress; n != nil {
+		n.Add(1)
+		defer n.Add(-1)
 	}
 	ch := make(chan reply, 1)
 	cn := conn{broker: broker, clientID: h.clientID}

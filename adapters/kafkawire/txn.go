@@ -60,6 +60,10 @@ func (st *state) initProducerID(c *engine.Cluster, cn conn, r *kmsg.InitProducer
 	ev.Result = fmt.Sprintf("producer id %d, epoch %d", ident.PID, ident.Epoch)
 	if id != "" {
 		ev.Result = fmt.Sprintf("transactional id %s: %s", id, ev.Result)
+	} else {
+		// Any broker answers an idempotent producer, and clients pick
+		// one at random: which one is chatter.
+		ev.Level = LevelChatter
 	}
 	st.trace(ev)
 	return resp
