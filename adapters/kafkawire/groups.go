@@ -318,7 +318,10 @@ func (st *state) tryCompleteJoin(c *engine.Cluster, cn conn, name string, force 
 		pj.done(reply{resp: resp})
 	}
 	result := fmt.Sprintf("group %s: generation %d with %s, leader %s (%s)", name, g.generation, strings.Join(members, ", "), g.leader, g.protocol)
-	st.groupEvent(cn, "JoinGroup", 0, result, code, LevelData)
+	// The round's outcome is told as the leader's: whichever request
+	// completed it, the line is the same every run.
+	leaderConn := conn{broker: cn.broker, clientID: g.members[g.leader].clientID}
+	st.groupEvent(leaderConn, "JoinGroup", 0, result, code, LevelData)
 }
 
 // chooseProtocol picks the first of the leader's protocols that every

@@ -42,8 +42,22 @@ func (st *state) listOffsets(c *engine.Cluster, cn conn, r *kmsg.ListOffsetsRequ
 		}
 		resp.Topics = append(resp.Topics, rt)
 	}
+	// A lookup of nothing but log starts is a client placing itself at
+	// the beginning (auto.offset.reset): background, not news.
+	level := LevelChatter
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			if p.Timestamp != -2 {
+				level = LevelData
+			}
+		}
+	}
+	if failed != "" {
+		level = LevelData
+	}
+	sort.Strings(parts)
 	st.trace(Event{Client: cn.clientID, Broker: cn.broker, API: "ListOffsets", Version: r.Version,
-		Result: strings.Join(parts, ", "), Level: LevelData})
+		Result: strings.Join(parts, ", "), Level: level})
 	return resp
 }
 
@@ -283,7 +297,9 @@ func (st *state) offsetFetch(c *engine.Cluster, cn conn, r *kmsg.OffsetFetchRequ
 			resp.Topics = append(resp.Topics, rt)
 		}
 	}
+	sort.Strings(parts)
+	// Members ask right after every rebalance, all at once: chatter.
 	st.trace(Event{Client: cn.clientID, Broker: cn.broker, API: "OffsetFetch", Version: r.Version,
-		Result: fmt.Sprintf("group %s: %s", r.Group, strings.Join(parts, " ")), Level: LevelData})
+		Result: fmt.Sprintf("group %s: %s", r.Group, strings.Join(parts, " ")), Level: LevelChatter})
 	return resp
 }
