@@ -188,6 +188,9 @@ func runServeStart(s *Session, w io.Writer, a *Args) error {
 	if s.server != nil {
 		return kerr.State("already serving on %s (serve stop first)", s.server.addr)
 	}
+	if s.kafka != nil {
+		return kerr.State("this session serves the Kafka protocol (kafka stop first): one adapter owns the cluster at a time")
+	}
 	srv, err := jsontcp.Listen(listen, sessionBackend{s}, jsontcp.Options{
 		MaxFrameBytes:  int(frame),
 		ReplicateEvery: -1, // the manual clock: nothing replicates unless asked

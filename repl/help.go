@@ -16,6 +16,7 @@ var groupOrder = []string{
 	"Consumers and groups",
 	"Transactions",
 	"JSON/TCP adapter",
+	"Kafka protocol",
 	"Views and checks",
 	"Session",
 }
