@@ -22,7 +22,7 @@ import (
 
 var serveCommand = &Subcommand{
 	Name:     "serve",
-	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N] [--kafka 127.0.0.1:9092 [--kafka-ports P,P,P] [--allow-remote]]",
+	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N] [--topic NAME[:P[:RF]]]... [--kafka 127.0.0.1:9092 [--kafka-ports P,P,P] [--allow-remote]]",
 	Summary:  "serve a cluster over the newline-JSON/TCP adapter (chapter 10), or the Kafka protocol with --kafka (chapter 11), until interrupted",
 	Run:      runServe,
 }
@@ -47,6 +47,8 @@ type serveFlags struct {
 	kafka       string
 	kafkaPorts  string
 	allowRemote bool
+	// topics are created at start when missing (--topic NAME[:P[:RF]]).
+	topics [][3]string
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -70,6 +72,17 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.kafka, "kafka", "", "serve the Kafka protocol instead of JSON/TCP: the first broker on `host:port`, the next ones on the following ports")
 	fs.StringVar(&f.kafkaPorts, "kafka-ports", "", "with --kafka: one port per broker, comma-separated, in broker id order")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --kafka: allow a listen address that is not loopback")
+	fs.Func("topic", "create `NAME[:PARTITIONS[:RF]]` at start unless it exists (repeatable; default 1 partition, rf min(3, brokers))", func(v string) error {
+		parts := strings.Split(v, ":")
+		if parts[0] == "" || len(parts) > 3 {
+			return fmt.Errorf("expected NAME[:PARTITIONS[:RF]], got %q", v)
+		}
+		for len(parts) < 3 {
+			parts = append(parts, "")
+		}
+		f.topics = append(f.topics, [3]string{parts[0], parts[1], parts[2]})
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -142,6 +155,11 @@ func runServe(env *Env, args []string) int {
 		stdout.printf("recovery: %s on broker %d: dropped %d bytes of %s (%s)\n", r.TP, r.Broker, t.BytesDropped, t.Segment, t.Reason)
 	}
 
+	if err := createTopics(cluster, f.topics, len(f.brokers)); err != nil {
+		_ = cluster.Close()
+		stderr.printf("minikafka serve: --topic: %v\n", err)
+		return 2
+	}
 	ctx, stop := serveSignalContext()
 	defer stop()
 	if f.kafka != "" {
@@ -184,6 +202,31 @@ func runServe(env *Env, args []string) int {
 		stdout.printf("cluster closed cleanly\n")
 	}
 	return status
+}
+
+// createTopics creates each --topic that does not exist yet.
+func createTopics(c *engine.Cluster, topics [][3]string, brokers int) error {
+	for _, t := range topics {
+		if _, err := c.Topic(t[0]); err == nil {
+			continue
+		}
+		parts, rf := 1, min(3, brokers)
+		var err error
+		if t[1] != "" {
+			if parts, err = strconv.Atoi(t[1]); err != nil {
+				return fmt.Errorf("%s: partitions %q is not a number", t[0], t[1])
+			}
+		}
+		if t[2] != "" {
+			if rf, err = strconv.Atoi(t[2]); err != nil {
+				return fmt.Errorf("%s: replication factor %q is not a number", t[0], t[2])
+			}
+		}
+		if _, err := c.CreateTopic(t[0], parts, rf); err != nil {
+			return fmt.Errorf("%s: %w", t[0], err)
+		}
+	}
+	return nil
 }
 
 // where describes the data directory for the banner.

@@ -2,7 +2,7 @@ package repl
 
 import "fmt"
 
-// chapterTitles names the ten chapters (spec §18), so that help can say
+// chapterTitles names the chapters (spec §18, and chapter 11), so that help can say
 // where a command is taught.
 var chapterTitles = map[int]string{
 	1:  "Meet MiniKafka",
@@ -15,6 +15,7 @@ var chapterTitles = map[int]string{
 	8:  "Transactions",
 	9:  "Delivery semantics",
 	10: "Protocol and beyond",
+	11: "Real clients",
 }
 
 // chapterLabel is "chapter 5 (Replication I: followers and watermarks)", or

@@ -176,6 +176,7 @@ func runKclientProduce(s *Session, w io.Writer, a *Args) error {
 		r.Partition = partition
 	}
 	pw := &produceWait{}
+	listener := s.kafka // read here: kgo's goroutine must not read the session
 	kc.pending.Add(1)
 	ctx, cancel := ctxFor()
 	what := fmt.Sprintf("produce %s", topicName)
@@ -195,7 +196,7 @@ func runKclientProduce(s *Session, w io.Writer, a *Args) error {
 		claimed := pw.claimed
 		pw.mu.Unlock()
 		if claimed {
-			s.kreport(line)
+			s.kreport(listener, line)
 		}
 	})
 	s.settleKafka()

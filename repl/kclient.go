@@ -194,8 +194,8 @@ func (s *Session) closeKclients() {
 // kreport hands a result line to the session: through the listener's
 // goroutine when this session listens (in order with its event lines),
 // otherwise into the list the next command prints.
-func (s *Session) kreport(line string) {
-	if k := s.kafka; k != nil {
+func (s *Session) kreport(k *kafkaListening, line string) {
+	if k != nil {
 		if err := k.srv.Direct(func() error {
 			s.peekEvents()
 			s.backlog = append(s.backlog, kafkaEvent{kind: "kclient", text: line})
