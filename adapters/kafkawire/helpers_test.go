@@ -14,7 +14,7 @@ import (
 // testCluster is a cluster served by a listener on loopback, with a real
 // clock and a replication pump, as `minikafka serve --kafka` runs it.
 type testCluster struct {
-	t       *testing.T
+	t       testing.TB
 	c       *engine.Cluster
 	srv     *Server
 	mu      sync.Mutex
@@ -38,7 +38,7 @@ func withSetting(k, v string) clusterOpt {
 }
 
 // startCluster opens a cluster of brokers 1..n and serves it.
-func startCluster(t *testing.T, n int, opts ...clusterOpt) *testCluster {
+func startCluster(t testing.TB, n int, opts ...clusterOpt) *testCluster {
 	t.Helper()
 	tc := &testCluster{t: t}
 	cfg := engine.DefaultConfig(t.TempDir())
