@@ -167,7 +167,11 @@ func (c *Coordinator) Join(group, memberID string, subscriptions []string) (Join
 	}
 	next := &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
 	if g := c.groups[group]; g != nil {
+		if g.clientAssigned && len(g.members) > 0 {
+			return JoinResult{}, kerr.State("group %s has Kafka clients (classic protocol); MiniKafka consumers cannot join it", group)
+		}
 		next = g.clone()
+		next.clientAssigned = false
 	}
 	next.members[memberID] = &member{subscriptions: subs, deadlineMs: c.clk.NowMs() + c.sessionTimeoutMs()}
 	c.rebalance(next)
