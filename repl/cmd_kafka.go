@@ -6,7 +6,6 @@ import (
 	"net"
 	"sort"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/minikafka-lab/minikafka/adapters/kafkawire"
@@ -75,7 +74,6 @@ type kafkaListening struct {
 	// inProgress counts client requests the listener has read and not
 	// answered; kclient's settle step reads it.
 	inProgress atomic.Int64
-	mu         sync.Mutex
 }
 
 // kafkaEvent is a listener or kclient line in the session's event backlog,

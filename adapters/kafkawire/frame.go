@@ -16,13 +16,11 @@ const DefaultMaxRequestBytes = 100 << 20
 // Frame and header errors. A connection that sends one is closed, as a
 // Kafka broker closes it: there is no correlation id to answer to.
 var (
-	errFrameSize    = errors.New("frame size out of range")
-	errShortHeader  = errors.New("request header truncated")
-	errBadTags      = errors.New("request header tagged fields malformed")
-	errBadClientID  = errors.New("request header client id malformed")
-	errUnknownAPI   = errors.New("unknown API key")
-	errUnsupported  = errors.New("unsupported API version")
-	errTrailingBody = errors.New("request body malformed")
+	errFrameSize   = errors.New("frame size out of range")
+	errShortHeader = errors.New("request header truncated")
+	errBadTags     = errors.New("request header tagged fields malformed")
+	errBadClientID = errors.New("request header client id malformed")
+	errUnknownAPI  = errors.New("unknown API key")
 )
 
 // header is a parsed request header (v0, v1 or v2).

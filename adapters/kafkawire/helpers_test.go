@@ -14,27 +14,18 @@ import (
 // testCluster is a cluster served by a listener on loopback, with a real
 // clock and a replication pump, as `minikafka serve --kafka` runs it.
 type testCluster struct {
-	t       testing.TB
-	c       *engine.Cluster
-	srv     *Server
-	mu      sync.Mutex
-	events  []Event
-	noPump  bool
-	pumpErr error
+	t      testing.TB
+	c      *engine.Cluster
+	srv    *Server
+	mu     sync.Mutex
+	events []Event
+	noPump bool
 }
 
 type clusterOpt func(*testCluster, *engine.Config, *Options)
 
 func withoutPump() clusterOpt {
 	return func(tc *testCluster, _ *engine.Config, o *Options) { tc.noPump = true; o.PumpEvery = 0 }
-}
-
-func withSetting(k, v string) clusterOpt {
-	return func(tc *testCluster, cfg *engine.Config, _ *Options) {
-		if err := cfg.Set(k, v); err != nil {
-			tc.t.Fatal(err)
-		}
-	}
 }
 
 // startCluster opens a cluster of brokers 1..n and serves it.

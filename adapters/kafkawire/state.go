@@ -146,15 +146,6 @@ func (st *state) liveListeners(c *engine.Cluster) []*brokerListener {
 	return out
 }
 
-// listener returns broker id's listener, or nil.
-func (st *state) listener(id int32) *brokerListener {
-	for _, bl := range st.s.lns {
-		if bl.broker == id {
-			return bl
-		}
-	}
-	return nil
-}
 
 // coordinator picks the coordinator of a group or transactional id among
 // the running brokers: crc32(key) mod n over their sorted ids, the way
