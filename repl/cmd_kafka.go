@@ -80,11 +80,11 @@ type kafkaListening struct {
 // so that it prints in order with the engine's events.
 type kafkaEvent struct {
 	kind string
-	text string
+	Line string // the event line, also the JSON "line" field
 }
 
 func (e kafkaEvent) Kind() string   { return e.kind }
-func (e kafkaEvent) String() string { return e.text }
+func (e kafkaEvent) String() string { return e.Line }
 
 var _ engine.Event = kafkaEvent{}
 
@@ -190,7 +190,7 @@ func runKafkaListen(s *Session, w io.Writer, a *Args) error {
 				return
 			}
 			s.peekEvents() // engine events first: they happened before the answer
-			s.backlog = append(s.backlog, kafkaEvent{kind: "kafka_request", text: e.String()})
+			s.backlog = append(s.backlog, kafkaEvent{kind: "kafka_request", Line: e.String()})
 		},
 		InProgress: &k.inProgress,
 	})

@@ -47,7 +47,7 @@ func (s *Session) takeEvents() []event {
 		out = append(out, convertEvent(e))
 	}
 	for _, line := range s.takeKclientLines() {
-		out = append(out, convertEvent(kafkaEvent{kind: "kclient", text: line}))
+		out = append(out, convertEvent(kafkaEvent{kind: "kclient", Line: line}))
 	}
 	return out
 }

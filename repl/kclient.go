@@ -198,7 +198,7 @@ func (s *Session) kreport(k *kafkaListening, line string) {
 	if k != nil {
 		if err := k.srv.Direct(func() error {
 			s.peekEvents()
-			s.backlog = append(s.backlog, kafkaEvent{kind: "kclient", text: line})
+			s.backlog = append(s.backlog, kafkaEvent{kind: "kclient", Line: line})
 			return nil
 		}); err == nil {
 			return
