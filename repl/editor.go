@@ -85,6 +85,15 @@ func (e *readlineEditor) ReadLine(prompt string) (string, error) {
 
 func (e *readlineEditor) Close() error { return e.rl.Close() }
 
+// Print writes text above the prompt while a line is being read, and
+// redraws the prompt and what was typed below it.
+func (e *readlineEditor) Print(text string) { _, _ = e.rl.Stdout().Write([]byte(text)) }
+
+// livePrinter is a LineEditor that can print while it waits for a line.
+type livePrinter interface {
+	Print(text string)
+}
+
 // readlineCompleter adapts a Completer to readline's AutoCompleter, which
 // wants the suffixes of the candidates and the length of the typed prefix.
 type readlineCompleter struct{ c Completer }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Prompt is the interactive prompt: "mk> ", or "mk[1500ms]> " once the
@@ -28,7 +29,9 @@ func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 		s.writeEvents(out, s.takeEvents())
 	}
 	for !s.Exited() {
+		stop := s.printWhileIdle(ed)
 		line, err := ed.ReadLine(s.Prompt())
+		stop()
 		if errors.Is(err, ErrInterrupt) {
 			continue
 		}
@@ -38,6 +41,49 @@ func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 		_ = s.Exec(out, line) // errors are printed; the session goes on
 	}
 	return 0
+}
+
+// idlePoll is how often the REPL looks for events of real clients while
+// it waits for a line.
+const idlePoll = 250 * time.Millisecond
+
+// printWhileIdle prints, while the learner has not typed a command yet,
+// what real clients did meanwhile (the Kafka listener's event lines and
+// the engine events their requests caused), above the prompt. It runs only
+// while this session listens and the editor can print during a read; the
+// returned stop waits for it to end, so that no command runs concurrently.
+func (s *Session) printWhileIdle(ed LineEditor) (stop func()) {
+	lp, ok := ed.(livePrinter)
+	if !ok || s.kafka == nil || s.format != FormatText {
+		return func() {}
+	}
+	k := s.kafka
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(idlePoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			var events []event
+			if k.srv.Direct(func() error { events = s.takeEvents(); return nil }) != nil {
+				return
+			}
+			if len(events) > 0 {
+				var b strings.Builder
+				s.writeEvents(&b, events)
+				lp.Print(b.String())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // ScriptOptions configure RunScript.

@@ -16,6 +16,9 @@ import (
 type state struct {
 	s      *Server
 	rounds *rounds
+	// served is the cluster the rounds belong to: a REPL that opens
+	// another cluster starts with no rounds.
+	served *engine.Cluster
 }
 
 func newState(s *Server) *state {
@@ -54,6 +57,9 @@ func (st *state) handle(cn conn, req kmsg.Request, done func(reply)) {
 	if c == nil || c.State() != engine.Running {
 		done(reply{hangUp: true})
 		return
+	}
+	if c != st.served {
+		st.rounds, st.served = newRounds(), c
 	}
 	if !brokerUp(c, cn.broker) {
 		st.trace(Event{Client: cn.clientID, Broker: cn.broker, API: apiName(req.Key()), Version: req.GetVersion(),
