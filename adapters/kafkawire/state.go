@@ -152,7 +152,6 @@ func (st *state) liveListeners(c *engine.Cluster) []*brokerListener {
 	return out
 }
 
-
 // coordinator picks the coordinator of a group or transactional id among
 // the running brokers: crc32(key) mod n over their sorted ids, the way
 // Kafka hashes a group to a __consumer_offsets partition (whose leader is
