@@ -14,6 +14,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	kafkaerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -36,8 +37,12 @@ it.
 
 kclient consume reads partition by partition from the start (or from=N)
 up to the HW (read_committed: the LSO) that ListOffsets reports, then
-stops. Group members (join) consume only when polled, commit only when
-told, and use the eager range assignor, so every step is visible.`,
+stops. It sends its Fetch requests one at a time (kgo decodes them, CRC
+checks and read_committed's aborted transactions included), so nothing
+fetches in the background. Group members (join) take part in the group
+protocol (JoinGroup, SyncGroup, heartbeats) but fetch only when polled and
+commit only when told, and use the eager range assignor, so every step is
+visible.`,
 	Chapter: 11,
 	Group:   "Kafka protocol",
 	Default: "list",
@@ -212,8 +217,9 @@ func runKclientProduce(s *Session, w io.Writer, a *Args) error {
 	return s.emit(w, textLines{Lines: []string{fmt.Sprintf("kclient: %s: waiting for the acknowledgement (acks=%s)", what, acks)}})
 }
 
-// partitionsOf asks the cluster (Metadata) how many partitions a topic has.
-func partitionsOf(ctx context.Context, cl *kgo.Client, topicName string) ([]int32, error) {
+// topicLeaders asks the cluster (Metadata) for a topic's partitions and
+// their leaders.
+func topicLeaders(ctx context.Context, cl *kgo.Client, topicName string) (map[int32]int32, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	t := kmsg.NewMetadataRequestTopic()
 	t.Topic = kmsg.StringPtr(topicName)
@@ -228,16 +234,16 @@ func partitionsOf(ctx context.Context, cl *kgo.Client, topicName string) ([]int3
 	if code := resp.Topics[0].ErrorCode; code != 0 {
 		return nil, fmt.Errorf("%s: error code %d", topicName, code)
 	}
-	var out []int32
+	out := map[int32]int32{}
 	for _, p := range resp.Topics[0].Partitions {
-		out = append(out, p.Partition)
+		out[p.Partition] = p.Leader
 	}
-	slices.Sort(out)
 	return out, nil
 }
 
-// endOffset asks the partition's leader for its HW (or LSO).
-func endOffset(ctx context.Context, cl *kgo.Client, topicName string, p int32, committed bool) (int64, error) {
+// listOffset asks the partition's leader for an offset: -1 its HW (or LSO
+// when committed), -2 its log start.
+func listOffset(ctx context.Context, cl *kgo.Client, topicName string, p int32, ts int64, committed bool) (int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	if committed {
 		req.IsolationLevel = 1
@@ -245,7 +251,7 @@ func endOffset(ctx context.Context, cl *kgo.Client, topicName string, p int32, c
 	t := kmsg.NewListOffsetsRequestTopic()
 	t.Topic = topicName
 	rp := kmsg.NewListOffsetsRequestTopicPartition()
-	rp.Partition, rp.Timestamp = p, -1
+	rp.Partition, rp.Timestamp = p, ts
 	t.Partitions = append(t.Partitions, rp)
 	req.Topics = append(req.Topics, t)
 	resp, err := req.RequestWith(ctx, cl)
@@ -294,10 +300,15 @@ func runKclientConsume(s *Session, w io.Writer, a *Args) error {
 		return kerr.Argument("%v", err)
 	}
 	defer meta.Close()
-	parts, err := partitionsOf(ctx, meta, topicName)
+	leaders, err := topicLeaders(ctx, meta, topicName)
 	if err != nil {
 		return kerrOf("consume "+topicName, err)
 	}
+	parts := make([]int32, 0, len(leaders))
+	for p := range leaders {
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
 	if only >= 0 {
 		if !slices.Contains(parts, only) {
 			return kerr.New(kerr.UnknownPartition, "%s-%d", topicName, only)
@@ -310,11 +321,17 @@ func runKclientConsume(s *Session, w io.Writer, a *Args) error {
 		if total >= maxRecords {
 			break
 		}
-		end, err := endOffset(ctx, meta, topicName, p, iso == "read_committed")
+		end, err := listOffset(ctx, meta, topicName, p, -1, iso == "read_committed")
 		if err != nil {
 			return kerrOf(fmt.Sprintf("consume %s-%d", topicName, p), err)
 		}
-		got, err := consumePartition(ctx, kc, bootstrap, topicName, p, fromOffset, end, maxRecords-total, iso)
+		start := fromOffset
+		if start < 0 {
+			if start, err = listOffset(ctx, meta, topicName, p, -2, false); err != nil {
+				return kerrOf(fmt.Sprintf("consume %s-%d", topicName, p), err)
+			}
+		}
+		got, _, err := fetchRange(ctx, meta, leaders[p], topicName, p, start, end, maxRecords-total, iso == "read_committed")
 		if err != nil {
 			return kerrOf(fmt.Sprintf("consume %s-%d", topicName, p), err)
 		}
@@ -342,69 +359,77 @@ func pluralRecords(n int) string {
 	return fmt.Sprintf("%d records", n)
 }
 
-// consumePartition reads one partition with a fresh kgo consumer from the
-// start (from < 0) or from an offset until end or max records.
-func consumePartition(ctx context.Context, kc *kclients, bootstrap, topicName string, p int32, from, end int64, max int, iso string) ([]*kgo.Record, error) {
-	if max <= 0 {
-		return nil, nil
-	}
-	start := kgo.NewOffset().AtStart()
-	if from >= 0 {
-		if from >= end {
-			return nil, nil
-		}
-		start = kgo.NewOffset().At(from)
-	} else if end == 0 {
-		return nil, nil
-	}
-	opts := append(kc.baseOpts(bootstrap, "kgo"),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topicName: {p: start}}),
-		kgo.FetchMaxWait(200*time.Millisecond))
-	if iso == "read_committed" {
-		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
+// fetchRange reads tp from its leader with the client's own Fetch requests
+// (kgo sends them, kgo.ProcessFetchPartition decodes them: CRC checks,
+// decompression, read_committed's aborted transactions), one at a time and
+// without waiting on the broker (MaxWait 0), from offset from until end or
+// max records. Nothing fetches in the background, so the event lines of a
+// command are the same every run. It returns the records and the next
+// offset.
+func fetchRange(ctx context.Context, cl *kgo.Client, leader int32, topicName string, p int32, from, end int64, max int, committed bool) ([]*kgo.Record, int64, error) {
 	var out []*kgo.Record
-	idle := 0
-	for len(out) < max {
-		pctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		fs := cl.PollFetches(pctx)
-		cancel()
-		if ctx.Err() != nil {
-			return out, ctx.Err()
-		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-				ferr = err
-			}
-		})
-		if ferr != nil {
-			return out, ferr
-		}
-		recs := fs.Records()
-		if len(recs) == 0 {
-			// Only aborted batches or markers were left before the end.
-			if idle++; idle >= 3 {
-				return out, nil
-			}
-			continue
-		}
-		idle = 0
-		for _, r := range recs {
-			if len(out) < max {
-				out = append(out, r)
-			}
-		}
-		if last := recs[len(recs)-1]; last.Offset+1 >= end {
-			return out, nil
-		}
+	iso := kgo.ReadUncommitted()
+	if committed {
+		iso = kgo.ReadCommitted()
 	}
-	return out, nil
+	next := from
+	for next < end && len(out) < max {
+		req := kmsg.NewPtrFetchRequest()
+		req.ReplicaID, req.MaxWaitMillis, req.MinBytes, req.MaxBytes = -1, 0, 0, 1<<20
+		req.SessionEpoch = -1
+		if committed {
+			req.IsolationLevel = 1
+		}
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic = topicName
+		rp := kmsg.NewFetchRequestTopicPartition()
+		rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes = p, next, 1<<20
+		rp.CurrentLeaderEpoch, rp.LogStartOffset, rp.LastFetchedEpoch = -1, -1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		raw, err := cl.Broker(int(leader)).Request(ctx, req)
+		if err != nil {
+			return out, next, err
+		}
+		resp := raw.(*kmsg.FetchResponse)
+		if resp.ErrorCode != 0 {
+			return out, next, kafkaErr(resp.ErrorCode)
+		}
+		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+			return out, next, errors.New("the fetch answer names no partition")
+		}
+		part := &resp.Topics[0].Partitions[0]
+		if part.ErrorCode != 0 {
+			return out, next, kafkaErr(part.ErrorCode)
+		}
+		fp, after := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+			Offset: next, IsolationLevel: iso, Topic: topicName, Partition: p,
+		}, part, decompressor, nil)
+		if fp.Err != nil {
+			return out, next, fp.Err
+		}
+		for _, r := range fp.Records {
+			if r.Offset >= end || len(out) >= max {
+				return out, r.Offset, nil
+			}
+			out = append(out, r)
+		}
+		if after <= next {
+			break // nothing more below the end
+		}
+		next = after
+	}
+	return out, next, nil
+}
+
+var decompressor = kgo.DefaultDecompressor()
+
+// kafkaErr names a Kafka error code.
+func kafkaErr(code int16) error {
+	if err := kafkaerr.ErrorForCode(code); err != nil {
+		return err
+	}
+	return fmt.Errorf("error code %d", code)
 }
 
 // groupSettled waits until every kclient member of group has been given its
@@ -498,7 +523,7 @@ func runKclientJoin(s *Session, w io.Writer, a *Args) error {
 	if taken {
 		return kerr.State("kclient %s already runs (kclient leave %s first)", name, name)
 	}
-	m := &kmember{name: name, group: group, topics: topics}
+	m := &kmember{name: name, group: group, topics: topics, pos: map[string]int64{}, committed: map[string]int64{}}
 	track := func(add bool) func(context.Context, *kgo.Client, map[string][]int32) {
 		return func(_ context.Context, cl *kgo.Client, ps map[string][]int32) {
 			m.mu.Lock()
@@ -509,6 +534,10 @@ func runKclientJoin(s *Session, w io.Writer, a *Args) error {
 					m.owned = slices.DeleteFunc(m.owned, func(x string) bool { return x == tp })
 					if add {
 						m.owned = append(m.owned, tp)
+					} else {
+						// A later owner starts from the group's commit.
+						delete(m.pos, tp)
+						delete(m.committed, tp)
 					}
 				}
 			}
@@ -525,7 +554,6 @@ func runKclientJoin(s *Session, w io.Writer, a *Args) error {
 		kgo.HeartbeatInterval(100*time.Millisecond),
 		kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(200*time.Millisecond),
 		kgo.OnPartitionsAssigned(track(true)),
 		kgo.OnPartitionsRevoked(track(false)),
 		kgo.OnPartitionsLost(track(false)))
@@ -567,68 +595,73 @@ func runKclientPoll(s *Session, w io.Writer, a *Args) error {
 	m.mu.Lock()
 	owned := slices.Clone(m.owned)
 	m.mu.Unlock()
-	ends := map[string]int64{}
-	for _, tp := range owned {
-		t, err := engine.ParseTopicPartition(tp)
+	leaders := map[string]map[int32]int32{}
+	var recs []*kgo.Record
+	for _, name := range owned {
+		tp, err := engine.ParseTopicPartition(name)
 		if err != nil {
 			return err
 		}
-		end, err := endOffset(ctx, m.client, t.Topic, t.Partition, false)
+		if leaders[tp.Topic] == nil {
+			if leaders[tp.Topic], err = topicLeaders(ctx, m.client, tp.Topic); err != nil {
+				return kerrOf("poll "+m.name, err)
+			}
+		}
+		pos, err := m.position(ctx, tp)
 		if err != nil {
 			return kerrOf("poll "+m.name, err)
 		}
-		ends[tp] = end
-	}
-	// Where the member is: what it has consumed, else its committed offset.
-	pos := map[string]int64{}
-	for t, ps := range m.client.UncommittedOffsets() {
-		for p, o := range ps {
-			pos[engine.TopicPartition{Topic: t, Partition: p}.String()] = o.Offset
+		end, err := listOffset(ctx, m.client, tp.Topic, tp.Partition, -1, false)
+		if err != nil {
+			return kerrOf("poll "+m.name, err)
 		}
-	}
-	caughtUp := func() bool {
-		for _, tp := range owned {
-			if p, ok := pos[tp]; !(ok && p >= ends[tp]) && ends[tp] > 0 {
-				return false
-			}
+		got, next, err := fetchRange(ctx, m.client, leaders[tp.Topic][tp.Partition], tp.Topic, tp.Partition, pos, end, 10_000, false)
+		if err != nil {
+			return kerrOf("poll "+m.name, err)
 		}
-		return true
+		recs = append(recs, got...)
+		m.mu.Lock()
+		m.pos[name] = next
+		m.mu.Unlock()
 	}
-	var recs []*kgo.Record
-	m.client.ResumeFetchTopics(m.topics...)
-	idle := 0
-	for !caughtUp() && idle < 3 && ctx.Err() == nil {
-		pctx, pcancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		fs := m.client.PollFetches(pctx)
-		pcancel()
-		got := fs.Records()
-		if len(got) == 0 {
-			idle++
-			continue
-		}
-		idle = 0
-		for _, r := range got {
-			recs = append(recs, r)
-			pos[engine.TopicPartition{Topic: r.Topic, Partition: r.Partition}.String()] = r.Offset + 1
-		}
-	}
-	m.client.PauseFetchTopics(m.topics...)
 	s.settleKafka()
-	sort.Slice(recs, func(i, j int) bool {
-		if recs[i].Topic != recs[j].Topic {
-			return recs[i].Topic < recs[j].Topic
-		}
-		if recs[i].Partition != recs[j].Partition {
-			return recs[i].Partition < recs[j].Partition
-		}
-		return recs[i].Offset < recs[j].Offset
-	})
 	lines := make([]string, 0, len(recs)+1)
 	for _, r := range recs {
 		lines = append(lines, formatRecordLine(r))
 	}
 	lines = append(lines, fmt.Sprintf("(kclient %s: %s from [%s])", m.name, pluralRecords(len(recs)), strings.Join(owned, " ")))
 	return s.emit(w, textLines{Lines: lines})
+}
+
+// position is where member m reads tp next: where its last poll stopped,
+// else the group's committed offset (OffsetFetch), else the log start.
+func (m *kmember) position(ctx context.Context, tp engine.TopicPartition) (int64, error) {
+	m.mu.Lock()
+	pos, ok := m.pos[tp.String()]
+	m.mu.Unlock()
+	if ok {
+		return pos, nil
+	}
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Group = m.group
+	rt := kmsg.NewOffsetFetchRequestTopic()
+	rt.Topic, rt.Partitions = tp.Topic, []int32{tp.Partition}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, m.client)
+	if err != nil {
+		return 0, err
+	}
+	if resp.ErrorCode != 0 {
+		return 0, kafkaErr(resp.ErrorCode)
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if p.Partition == tp.Partition && p.ErrorCode == 0 && p.Offset >= 0 {
+				return p.Offset, nil
+			}
+		}
+	}
+	return listOffset(ctx, m.client, tp.Topic, tp.Partition, -2, false)
 }
 
 func runKclientCommit(s *Session, w io.Writer, a *Args) error {
@@ -638,20 +671,54 @@ func runKclientCommit(s *Session, w io.Writer, a *Args) error {
 	}
 	ctx, cancel := ctxFor()
 	defer cancel()
-	offsets := m.client.UncommittedOffsets()
-	if len(offsets) == 0 {
+	offsets := map[string]map[int32]kgo.EpochOffset{}
+	var parts []string
+	m.mu.Lock()
+	for _, name := range m.owned {
+		pos, ok := m.pos[name]
+		if !ok || m.committed[name] == pos {
+			continue
+		}
+		tp, err := engine.ParseTopicPartition(name)
+		if err != nil {
+			m.mu.Unlock()
+			return err
+		}
+		if offsets[tp.Topic] == nil {
+			offsets[tp.Topic] = map[int32]kgo.EpochOffset{}
+		}
+		offsets[tp.Topic][tp.Partition] = kgo.EpochOffset{Epoch: -1, Offset: pos}
+		parts = append(parts, fmt.Sprintf("%s=%d", name, pos))
+	}
+	m.mu.Unlock()
+	if len(parts) == 0 {
 		return s.emit(w, textLines{Lines: []string{fmt.Sprintf("kclient %s: nothing new to commit", m.name)}})
 	}
-	if err := m.client.CommitUncommittedOffsets(ctx); err != nil {
-		return kerrOf("commit "+m.name, err)
-	}
+	var commitErr error
+	m.client.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			commitErr = err
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 && commitErr == nil {
+					commitErr = kafkaErr(p.ErrorCode)
+				}
+			}
+		}
+	})
 	s.settleKafka()
-	var parts []string
+	if commitErr != nil {
+		return kerrOf("commit "+m.name, commitErr)
+	}
+	m.mu.Lock()
 	for t, ps := range offsets {
 		for p, o := range ps {
-			parts = append(parts, fmt.Sprintf("%s=%d", engine.TopicPartition{Topic: t, Partition: p}, o.Offset))
+			m.committed[engine.TopicPartition{Topic: t, Partition: p}.String()] = o.Offset
 		}
 	}
+	m.mu.Unlock()
 	sort.Strings(parts)
 	return s.emit(w, textLines{Lines: []string{fmt.Sprintf("kclient %s: committed %s", m.name, strings.Join(parts, " "))}})
 }

@@ -75,6 +75,9 @@ type kmember struct {
 	mu      sync.Mutex
 	owned   []string // assigned partitions, sorted
 	assigns int      // assignments received
+	// pos is where each owned partition's next poll starts; committed
+	// what was last committed there.
+	pos, committed map[string]int64
 }
 
 // requestHooks counts a client's requests in flight: written and not yet
