@@ -8,8 +8,8 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
-// errStopScan ends a batch scan early.
-var errStopScan = errors.New("stop scan")
+// errStopLookup ends a batch scan early.
+var errStopLookup = errors.New("stop scan")
 
 // TimestampOffset is the answer to a timestamp lookup: the first offset
 // whose record timestamp is at or after the target, that record's timestamp
@@ -53,7 +53,7 @@ func (c *Cluster) OffsetForTimestamp(tp TopicPartition, timestampMs int64, iso I
 	var out TimestampOffset
 	err = l.Batches(l.LogStartOffset(), func(rb storage.RawBatch) error {
 		if rb.Meta.BaseOffset >= end {
-			return errStopScan
+			return errStopLookup
 		}
 		if rb.Meta.IsControl() || rb.Meta.MaxTimestamp < timestampMs {
 			return nil
@@ -65,16 +65,16 @@ func (c *Cluster) OffsetForTimestamp(tp TopicPartition, timestampMs int64, iso I
 		for i, r := range b.Records {
 			o := b.BaseOffset + int64(b.OffsetDeltas[i])
 			if o >= end {
-				return errStopScan
+				return errStopLookup
 			}
 			if r.TimestampMs >= timestampMs {
 				out = TimestampOffset{Offset: o, TimestampMs: r.TimestampMs, LeaderEpoch: b.LeaderEpoch, Found: true}
-				return errStopScan
+				return errStopLookup
 			}
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStopScan) {
+	if err != nil && !errors.Is(err, errStopLookup) {
 		return TimestampOffset{}, err
 	}
 	return out, nil
@@ -113,12 +113,12 @@ func (c *Cluster) EndOffsetForLeaderEpoch(tp TopicPartition, epoch int32) (leade
 		e := rb.Meta.LeaderEpoch
 		if e > epoch {
 			higherStart, found = rb.Meta.BaseOffset, true
-			return errStopScan
+			return errStopLookup
 		}
 		floor = e
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStopScan) {
+	if err != nil && !errors.Is(err, errStopLookup) {
 		return 0, 0, err
 	}
 	if !found {

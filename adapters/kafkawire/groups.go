@@ -9,7 +9,6 @@ import (
 
 	"github.com/minikafka-lab/minikafka/adapters/host"
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 	kafkaerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -101,7 +100,7 @@ func (st *state) joinGroup(c *engine.Cluster, cn conn, r *kmsg.JoinGroupRequest,
 		st.groupEvent(cn, "JoinGroup", r.Version, fmt.Sprintf("group %s: %s", r.Group, why), code, LevelData)
 		done(reply{resp: resp})
 	}
-	coord, err := c.GroupCoordinator()
+	classic, members, err := c.ClassicGroup(r.Group)
 	switch {
 	case err != nil:
 		fail(kafkaerr.CoordinatorNotAvailable.Code, "no coordinator")
@@ -115,7 +114,7 @@ func (st *state) joinGroup(c *engine.Cluster, cn conn, r *kmsg.JoinGroupRequest,
 	case r.ProtocolType == "" || len(r.Protocols) == 0:
 		fail(kafkaerr.InconsistentGroupProtocol.Code, "no protocol")
 		return
-	case len(coord.Members(r.Group)) > 0 && !coord.IsClientAssigned(r.Group):
+	case len(members) > 0 && !classic:
 		fail(kafkaerr.InconsistentGroupProtocol.Code, "the group has MiniKafka consumers")
 		return
 	}
@@ -185,7 +184,7 @@ func (st *state) joinGroup(c *engine.Cluster, cn conn, r *kmsg.JoinGroupRequest,
 	if dl := time.Now().Add(m.rebalanceTimeout); dl.After(g.deadline) {
 		g.deadline = dl
 	}
-	waiting := st.missing(coord, r.Group, g)
+	waiting := st.missing(c, r.Group, g)
 	what := fmt.Sprintf("group %s: %s joins", r.Group, id)
 	if len(waiting) > 0 {
 		what += ", waiting for " + strings.Join(waiting, ", ")
@@ -229,9 +228,10 @@ func copyProtocols(ps []kmsg.JoinGroupRequestProtocol) []kmsg.JoinGroupRequestPr
 // missing lists the members the open round still waits for: members of
 // the group that have not rejoined and that the engine still has (a member
 // whose session expired, or that left, is no longer waited for).
-func (st *state) missing(coord *group.Coordinator, name string, g *classicGroup) []string {
+func (st *state) missing(c *engine.Cluster, name string, g *classicGroup) []string {
 	inEngine := map[string]bool{}
-	for _, id := range coord.Members(name) {
+	_, members, _ := c.ClassicGroup(name)
+	for _, id := range members {
 		inEngine[id] = true
 	}
 	var out []string
@@ -250,11 +250,7 @@ func (st *state) tryCompleteJoin(c *engine.Cluster, cn conn, name string, force 
 	if g == nil || !g.joining {
 		return
 	}
-	coord, err := c.GroupCoordinator()
-	if err != nil {
-		return
-	}
-	if !force && len(st.missing(coord, name, g)) > 0 {
+	if !force && len(st.missing(c, name, g)) > 0 {
 		return
 	}
 	// Members that did not rejoin leave the group.
@@ -275,14 +271,14 @@ func (st *state) tryCompleteJoin(c *engine.Cluster, cn conn, name string, force 
 		g.leader = members[0]
 	}
 	g.protocol = chooseProtocol(g, members)
-	engineMembers := make([]group.ClassicMember, len(members))
+	engineMembers := make([]engine.ClassicGroupMember, len(members))
 	for i, id := range members {
-		engineMembers[i] = group.ClassicMember{ID: id, Subscriptions: g.members[id].subscriptions}
+		engineMembers[i] = engine.ClassicGroupMember{ID: id, Subscriptions: g.members[id].subscriptions}
 	}
 	code := int16(0)
 	if g.protocol == "" {
 		code = kafkaerr.InconsistentGroupProtocol.Code
-	} else if gen, err := coord.CompleteJoin(name, engineMembers); err != nil {
+	} else if gen, err := c.CompleteClassicJoin(name, engineMembers); err != nil {
 		code = kafkaCode(err)
 	} else {
 		g.generation = gen
@@ -374,12 +370,8 @@ func (st *state) syncGroup(c *engine.Cluster, cn conn, r *kmsg.SyncGroupRequest,
 		st.groupEvent(cn, "SyncGroup", r.Version, fmt.Sprintf("group %s: %s", r.Group, r.MemberID), code, LevelData)
 		done(reply{resp: resp})
 	}
-	coord, err := c.GroupCoordinator()
 	g := st.rounds.groups[r.Group]
 	switch {
-	case err != nil:
-		fail(kafkaerr.CoordinatorNotAvailable.Code)
-		return
 	case st.notCoordinator(c, cn.broker, r.Group):
 		fail(kafkaerr.NotCoordinator.Code)
 		return
@@ -422,7 +414,7 @@ func (st *state) syncGroup(c *engine.Cluster, cn conn, r *kmsg.SyncGroupRequest,
 				parts = append(parts, fmt.Sprintf("%s=[%s]", a.MemberID, strings.Join(names, " ")))
 			}
 		}
-		if err := coord.CompleteSync(r.Group, r.Generation, engineAssignment); err != nil {
+		if err := c.CompleteClassicSync(r.Group, r.Generation, engineAssignment); err != nil {
 			fail(kafkaCode(err))
 			return
 		}
@@ -483,14 +475,11 @@ func (st *state) syncAnswer(g *classicGroup, version int16, id string) kmsg.Resp
 
 func (st *state) heartbeat(c *engine.Cluster, cn conn, r *kmsg.HeartbeatRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.HeartbeatResponse)
-	coord, err := c.GroupCoordinator()
 	switch {
-	case err != nil:
-		resp.ErrorCode = kafkaerr.CoordinatorNotAvailable.Code
 	case st.notCoordinator(c, cn.broker, r.Group):
 		resp.ErrorCode = kafkaerr.NotCoordinator.Code
 	default:
-		resp.ErrorCode = kafkaCode(coord.ClassicHeartbeat(r.Group, r.MemberID, r.Generation))
+		resp.ErrorCode = kafkaCode(c.ClassicGroupHeartbeat(r.Group, r.MemberID, r.Generation))
 		if g := st.rounds.groups[r.Group]; resp.ErrorCode == 0 && g != nil && g.joining {
 			resp.ErrorCode = kafkaerr.RebalanceInProgress.Code
 		}
@@ -513,21 +502,15 @@ func (st *state) leaveGroup(c *engine.Cluster, cn conn, r *kmsg.LeaveGroupReques
 			ids = append(ids, m.MemberID)
 		}
 	}
-	coord, err := c.GroupCoordinator()
-	switch {
-	case err != nil:
-		resp.ErrorCode = kafkaerr.CoordinatorNotAvailable.Code
-	case st.notCoordinator(c, cn.broker, r.Group):
+	if st.notCoordinator(c, cn.broker, r.Group) {
 		resp.ErrorCode = kafkaerr.NotCoordinator.Code
-	}
-	if resp.ErrorCode != 0 {
 		st.groupEvent(cn, "LeaveGroup", r.Version, fmt.Sprintf("group %s: %s", r.Group, strings.Join(ids, ", ")), resp.ErrorCode, LevelData)
 		return resp
 	}
 	g := st.rounds.groups[r.Group]
 	for _, id := range ids {
 		code := int16(0)
-		left, err := coord.Leave(r.Group, id)
+		left, err := c.LeaveGroup(r.Group, id)
 		switch {
 		case err != nil:
 			code = kafkaCode(err)
@@ -550,7 +533,10 @@ func (st *state) leaveGroup(c *engine.Cluster, cn conn, r *kmsg.LeaveGroupReques
 		} else {
 			resp.ErrorCode = code
 		}
-		gen, _ := coord.Generation(r.Group)
+		gen := int32(0)
+		if d, err := c.DescribeGroup(r.Group); err == nil {
+			gen = d.Generation
+		}
 		st.groupEvent(cn, "LeaveGroup", r.Version, fmt.Sprintf("group %s: %s leaves (generation %d)", r.Group, id, gen), code, LevelData)
 	}
 	return resp

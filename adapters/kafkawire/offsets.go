@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
-	"github.com/minikafka-lab/minikafka/engine/group"
 	kafkaerr "github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -164,7 +163,7 @@ func (st *state) notCoordinator(c *engine.Cluster, broker int32, key string) boo
 func (st *state) offsetCommit(c *engine.Cluster, cn conn, r *kmsg.OffsetCommitRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.OffsetCommitResponse)
 	code := int16(0)
-	offsets := group.Offsets{}
+	offsets := map[engine.TopicPartition]int64{}
 	unknown := map[engine.TopicPartition]bool{}
 	for _, t := range r.Topics {
 		for _, p := range t.Partitions {
@@ -176,17 +175,14 @@ func (st *state) offsetCommit(c *engine.Cluster, cn conn, r *kmsg.OffsetCommitRe
 			offsets[tp] = p.Offset
 		}
 	}
-	coord, err := c.GroupCoordinator()
 	switch {
-	case err != nil:
-		code = kafkaerr.CoordinatorNotAvailable.Code
 	case st.notCoordinator(c, cn.broker, r.Group):
 		code = kafkaerr.NotCoordinator.Code
 	case len(offsets) == 0:
 	case r.Version == 0 || (r.Generation < 0 && r.MemberID == ""):
-		code = kafkaCode(coord.CommitStandalone(r.Group, offsets))
+		code = kafkaCode(c.CommitStandaloneOffsets(r.Group, offsets))
 	default:
-		code = kafkaCode(coord.Commit(r.Group, r.MemberID, r.Generation, offsets))
+		code = kafkaCode(c.CommitGroupOffsets(r.Group, r.MemberID, r.Generation, offsets))
 	}
 	var parts []string
 	for _, t := range r.Topics {
