@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/record"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Record batch v2 (magic 2), the format of Produce and Fetch since Kafka
@@ -61,11 +60,6 @@ var (
 	errInvalid     = errors.New("invalid record batch")
 	errCompression = errors.New("unsupported compression codec")
 )
-
-// decompressor decodes gzip, snappy (raw and xerial-framed), lz4 and zstd
-// with franz-go's codecs (klauspost/compress and pierrec/lz4, pinned with
-// kgo in go.mod).
-var decompressor = kgo.DefaultDecompressor()
 
 // producedBatch is a decoded Produce batch: the engine batch (unassigned)
 // and what the batch header said that the engine batch does not keep.
@@ -123,12 +117,12 @@ func decodeProduceBatch(data []byte, maxDecompressed int) (producedBatch, error)
 	switch codec {
 	case codecNone:
 	case codecGzip, codecSnappy, codecLZ4, codecZstd:
-		out, err := decompressor.Decompress(recs, kgo.CompressionCodecType(codec))
+		out, err := decompress(codec, recs, maxDecompressed)
+		if errors.Is(err, errTooLarge) {
+			return producedBatch{}, fmt.Errorf("%w: records %v", errInvalid, err)
+		}
 		if err != nil {
 			return producedBatch{}, fmt.Errorf("%w: cannot decompress (codec %d): %v", errCorrupt, codec, err)
-		}
-		if len(out) > maxDecompressed {
-			return producedBatch{}, fmt.Errorf("%w: records decompress to %d bytes, over %d", errInvalid, len(out), maxDecompressed)
 		}
 		recs = out
 	default:
