@@ -8,18 +8,25 @@
 //   - OS, the real file system, used by the tool and by tests of the disk;
 //   - Mem, an in-memory file system with the semantics that matter here:
 //     writes, fsync, rename, truncate and directory listings behave as on a
-//     POSIX file system, and Crash simulates a machine failure (bytes written
-//     but not fsynced may be dropped, directory entries not made durable by
-//     a directory fsync revert). Mem can fail the Nth write, sync or rename
-//     with ENOSPC or EIO, or tear a write at a byte, and Clone copies it in
-//     O(files) by sharing file contents copy-on-write (cluster snapshots).
+//     POSIX file system (TestMemMatchesOS runs the same random operations
+//     on both and compares what they observe), and Crash simulates a
+//     machine failure: bytes written but not fsynced are dropped (or torn),
+//     and directory entries not made durable by a directory fsync revert.
+//     Mem can fail the Nth write, sync, rename, create, truncate or remove
+//     with ENOSPC or EIO, once or until cleared, tear a write at a byte, or
+//     answer ENOSPC beyond a capacity; Clone copies it in O(files) by
+//     sharing file contents copy-on-write (cluster snapshots).
 //
 // NoSync wraps an FS so that Sync and SyncDir do nothing: for benchmarks that
 // measure how much of a workload is fsync, and tests that spare the disk.
+// CopyTree copies a directory tree between any two file systems (MemFrom
+// snapshots an OS data directory into a Mem; CopyTree writes one back).
+// StartWriteback is the optional writeback hint of OS files.
 //
 // Paths are ordinary file paths (filepath.Join'ed by the caller). Errors are
-// *fs.PathError values whose Err satisfies errors.Is with fs.ErrNotExist,
-// fs.ErrExist, syscall.ENOSPC, syscall.EIO and so on, on both
+// *fs.PathError values (*os.LinkError for Rename, as the os package
+// returns) whose Err satisfies errors.Is with fs.ErrNotExist, fs.ErrExist,
+// syscall.ENOTEMPTY, syscall.ENOSPC, syscall.EIO and so on, on both
 // implementations.
 package vfs
 

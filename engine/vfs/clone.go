@@ -1,0 +1,197 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Clone returns an independent copy of the file system: the same tree,
+// contents, durable state and capacity, and no faults and no open files.
+// It costs O(files): contents are shared copy-on-write by page, so a write
+// to either copy copies only the pages it touches, and neither ever sees
+// the other's changes.
+func (m *Mem) Clone() *Mem {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &Mem{capacity: m.capacity, nextTok: m.nextTok}
+	// One allocation for every inode copy, and forward pointers instead of
+	// a map from originals to copies: Clone is on the snapshot path.
+	slab := make([]inode, countInodes(m.root))
+	c.root = m.cloneNode(c, m.root, &slab)
+	clearFwd(m.root)
+	return c
+}
+
+// countInodes counts the inodes reachable through current and durable
+// listings (an inode reachable twice is counted twice: an upper bound).
+func countInodes(n *inode) int {
+	total := 1
+	for _, e := range n.entries {
+		total += countInodes(e.n)
+	}
+	if !n.durableSame {
+		for _, e := range n.durable {
+			total += countInodes(e.n)
+		}
+	}
+	return total
+}
+
+// cloneNode copies n into c, taking inodes from slab. An inode reachable
+// twice (through a durable listing and a current one) is copied once.
+func (m *Mem) cloneNode(c *Mem, n *inode, slab *[]inode) *inode {
+	if n.fwd != nil {
+		return n.fwd
+	}
+	cp := &(*slab)[0]
+	*slab = (*slab)[1:]
+	cp.dir, cp.perm = n.dir, n.perm
+	n.fwd = cp
+	if n.dir {
+		cp.entries = m.cloneListing(c, n.entries, slab)
+		cp.durableSame = n.durableSame
+		if !n.durableSame {
+			cp.durable = m.cloneListing(c, n.durable, slab)
+		}
+		return cp
+	}
+	// Both sides lose ownership of every page: the next write to either
+	// copies the page it changes. A file whose slice is already shared
+	// owns no page (its token was renewed when it was shared).
+	if !n.sliceShared {
+		n.sliceShared, n.tok = true, m.token()
+	}
+	cp.data, cp.synced, cp.dirty = n.data, n.synced, n.dirty
+	cp.sliceShared, cp.tok = true, c.token()
+	return cp
+}
+
+func (m *Mem) cloneListing(c *Mem, es []dirent, slab *[]inode) []dirent {
+	if len(es) == 0 {
+		return nil
+	}
+	out := make([]dirent, len(es))
+	for i, e := range es {
+		out[i] = dirent{e.name, m.cloneNode(c, e.n, slab)}
+	}
+	return out
+}
+
+// clearFwd removes the forward pointers Clone left.
+func clearFwd(n *inode) {
+	if n.fwd == nil {
+		return
+	}
+	n.fwd = nil
+	for _, e := range n.entries {
+		clearFwd(e.n)
+	}
+	for _, e := range n.durable {
+		clearFwd(e.n)
+	}
+}
+
+// CopyTree copies the directory srcDir of src, with everything under it,
+// to dstDir on dst (created if missing; files of the same name are
+// replaced). Every file and directory written is synced, so the copy is
+// durable. Only regular files and directories can be copied. It snapshots
+// a data directory on the OS into a Mem, or writes a Mem's tree out to
+// the disk.
+func CopyTree(dst FS, dstDir string, src FS, srcDir string) error {
+	st, err := src.Stat(srcDir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("copy %s: not a directory", srcDir)
+	}
+	if err := dst.MkdirAll(dstDir, st.Mode().Perm()); err != nil {
+		return err
+	}
+	entries, err := src.ReadDir(srcDir)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for _, e := range entries {
+		from, to := filepath.Join(srcDir, e.Name()), filepath.Join(dstDir, e.Name())
+		switch {
+		case e.IsDir():
+			if err := CopyTree(dst, to, src, from); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			if buf == nil {
+				buf = make([]byte, 1<<20)
+			}
+			if err := copyFile(dst, to, src, from, buf); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("copy %s: not a regular file or directory", from)
+		}
+	}
+	return dst.SyncDir(dstDir)
+}
+
+func copyFile(dst FS, to string, src FS, from string, buf []byte) (err error) {
+	in, err := Open(src, from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := dst.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := io.CopyBuffer(onlyWriter{out}, onlyReader{in}, buf); err != nil {
+		return err
+	}
+	return out.Sync()
+}
+
+// onlyReader and onlyWriter hide every method but Read and Write, so
+// io.CopyBuffer uses the buffer it is given.
+type onlyReader struct{ io.Reader }
+type onlyWriter struct{ io.Writer }
+
+// MemFrom returns a new Mem holding a copy of dir from src at the same
+// path, all of it durable.
+func MemFrom(src FS, dir string) (*Mem, error) {
+	m := NewMem()
+	if err := CopyTree(m, dir, src, dir); err != nil {
+		return nil, err
+	}
+	m.SyncAll()
+	return m, nil
+}
+
+// WriteFile writes data to name on fsys, creating or truncating it, as
+// os.WriteFile does (no sync).
+func WriteFile(fsys FS, name string, data []byte, perm fs.FileMode) error {
+	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// IsNotExist is errors.Is(err, fs.ErrNotExist).
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
