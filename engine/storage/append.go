@@ -6,11 +6,14 @@ import (
 )
 
 // Append is the leader's append (§6.5.2): it assigns base offset = LEO and
-// leader epoch = LeaderEpoch() to a copy of b, encodes it once straight into
-// the active segment's write buffer, and returns the assigned batch. An
-// already assigned or invalid batch, or one whose frame payload exceeds
-// Options.MaxBatchBytes (which no read could accept), is INVALID_RECORD and
-// changes nothing.
+// leader epoch = LeaderEpoch() to a copy of b, encodes it once and writes
+// the frame to the active segment's file (handed to the OS, not fsynced)
+// before it returns the assigned batch. An already assigned or invalid
+// batch, or one whose frame payload exceeds Options.MaxBatchBytes (which no
+// read could accept), is INVALID_RECORD and changes nothing. A write the
+// file system refuses (a full disk, an I/O error) is STORAGE_ERROR and
+// changes nothing either: LEO stays, nothing becomes readable, and no part
+// of the frame is left in the file.
 func (l *Log) Append(b *record.Batch) (*record.Batch, AppendInfo, error) {
 	if err := l.usable(); err != nil {
 		return nil, AppendInfo{}, err
@@ -22,12 +25,16 @@ func (l *Log) Append(b *record.Batch) (*record.Batch, AppendInfo, error) {
 	if err := l.checkPayload(a.EncodedSize() - record.FrameHeaderSize); err != nil {
 		return nil, AppendInfo{}, err
 	}
-	start := len(l.wbuf)
-	l.wbuf, err = record.AppendFrame(l.wbuf, a)
+	frame, err := record.AppendFrame(l.frameBuf[:0], a)
 	if err != nil {
 		return nil, AppendInfo{}, err
 	}
-	info, err := l.commitFrame(start, a.BaseOffset, a.NextOffset(), a.MaxTimestamp(), a.LeaderEpoch)
+	if cap(frame) <= maxKeptFrameBuffer {
+		l.frameBuf = frame
+	} else {
+		l.frameBuf = nil
+	}
+	info, err := l.commitFrame(frame, a.BaseOffset, a.NextOffset(), a.MaxTimestamp(), a.LeaderEpoch)
 	if err != nil {
 		return nil, AppendInfo{}, err
 	}
@@ -38,8 +45,9 @@ func (l *Log) Append(b *record.Batch) (*record.Batch, AppendInfo, error) {
 // check (record.Inspect: magic, length, CRC, layout), requires its base
 // offset to equal LEO (INVALID_RECORD "expected base offset {leo}, got
 // {base}"), and writes the bytes unchanged, keeping the leader's epoch. A
-// frame whose payload exceeds Options.MaxBatchBytes is INVALID_RECORD and a
-// bad frame is CORRUPT_BATCH; both change nothing.
+// frame whose payload exceeds Options.MaxBatchBytes is INVALID_RECORD, a
+// bad frame is CORRUPT_BATCH and a failed write STORAGE_ERROR; all three
+// change nothing.
 func (l *Log) AppendRaw(frame []byte) (AppendInfo, error) {
 	if err := l.usable(); err != nil {
 		return AppendInfo{}, err
@@ -54,9 +62,7 @@ func (l *Log) AppendRaw(frame []byte) (AppendInfo, error) {
 	if leo := l.LEO(); m.BaseOffset != leo {
 		return AppendInfo{}, kerr.New(kerr.InvalidRecord, "expected base offset %d, got %d", leo, m.BaseOffset)
 	}
-	start := len(l.wbuf)
-	l.wbuf = append(l.wbuf, frame...)
-	return l.commitFrame(start, m.BaseOffset, m.NextOffset(), m.MaxTimestamp, m.LeaderEpoch)
+	return l.commitFrame(frame, m.BaseOffset, m.NextOffset(), m.MaxTimestamp, m.LeaderEpoch)
 }
 
 // checkPayload refuses a frame payload that reads (follower fetches,
@@ -68,35 +74,32 @@ func (l *Log) checkPayload(payload int) error {
 	return nil
 }
 
-// commitFrame makes the frame at l.wbuf[start:] part of the log: it rolls
-// first when the rolling rule says so, indexes the batch and updates the
-// active segment. On failure the frame is dropped from the buffer and the
-// log is unchanged.
+// commitFrame makes frame part of the log: it rolls first when the rolling
+// rule says so, writes the frame at the end of the active segment, indexes
+// the batch and updates the segment. On failure the log is unchanged: a
+// roll made for the frame is undone (its new, empty segment deleted).
 //
 // Rolling rule (§6.5.2): roll when the active segment has data and the frame
 // would take it past segment.bytes. Like Kafka, it also rolls when the base
 // offset is too far above the segment base for a u32 relative index offset.
-func (l *Log) commitFrame(start int, base, next, maxTs int64, epoch int32) (AppendInfo, error) {
-	size := len(l.wbuf) - start
+func (l *Log) commitFrame(frame []byte, base, next, maxTs int64, epoch int32) (AppendInfo, error) {
+	size := len(frame)
 	info := AppendInfo{BaseOffset: base, NextOffset: next, Size: size}
 	act := l.active()
 	if act.hasData() && (act.size+int64(size) > l.opts.SegmentBytes || base-act.base > 0xFFFFFFFF) {
-		newStart, err := l.rollAt(start)
-		if err != nil {
-			l.wbuf = l.wbuf[:newStart]
+		if err := l.roll(); err != nil {
 			return AppendInfo{}, err
 		}
-		start = newStart
 		info.Rolled = true
 		act = l.active()
 	}
-	pos := act.size
-	if len(l.wbuf) >= writeBufferBytes {
-		if err := l.writeOut(); err != nil {
-			l.wbuf = l.wbuf[:start]
-			return AppendInfo{}, err
+	if err := act.writeFrame(frame); err != nil {
+		if info.Rolled && act.remove() == nil {
+			l.segs = l.segs[:len(l.segs)-1]
 		}
+		return AppendInfo{}, err
 	}
+	pos := act.size
 	if act.index.shouldIndex(pos, l.opts.IndexIntervalBytes) {
 		if err := act.index.append(base, pos); err != nil {
 			panic("storage: index rule broken: " + err.Error()) // the rolling rule keeps offsets indexable
@@ -110,34 +113,27 @@ func (l *Log) commitFrame(start int, base, next, maxTs int64, epoch int32) (Appe
 	return info, nil
 }
 
-// rollAt rolls the log while l.wbuf[n:] holds a frame not yet committed:
-// l.wbuf[:n] is written to the old active segment, whose log file is
-// fsynced (a roll is a flush of the old segment), and a new empty segment
-// starts at LEO. It
-// returns where the uncommitted frame now starts in l.wbuf.
-func (l *Log) rollAt(n int) (int, error) {
+// roll fsyncs the active segment's log file (a roll is a flush of the old
+// segment) and starts a new empty segment at LEO.
+func (l *Log) roll() error {
 	old := l.active()
-	if err := old.writeFile(l.wbuf[:n]); err != nil {
-		return n, err
-	}
-	l.wbuf = append(l.wbuf[:0], l.wbuf[n:]...)
 	// Only the log bytes are fsynced: the index (derived data) is written
 	// by the next Flush or Close, or rebuilt by Open after a crash. That
 	// keeps file creations, which are slow on some file systems, out of
 	// the append path.
 	if err := old.syncLog(); err != nil {
-		return 0, err
+		return err
 	}
 	if err := l.syncDirIfNeeded(); err != nil {
-		return 0, err
+		return err
 	}
-	s, err := createSegment(l.dir, old.next)
+	s, err := createSegment(l.opts.FS, l.dir, old.next)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	// The old segment keeps its file open for reads.
 	l.segs = append(l.segs, s)
-	return 0, nil
+	return nil
 }
 
 // markDurable records that the directory was just fsynced: every current
@@ -158,6 +154,5 @@ func (l *Log) Roll() error {
 	if !l.active().hasData() {
 		return nil
 	}
-	_, err := l.rollAt(len(l.wbuf))
-	return err
+	return l.roll()
 }

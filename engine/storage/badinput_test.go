@@ -11,6 +11,7 @@ import (
 // Bad directories end in a clear STORAGE_ERROR, never a panic, and Open
 // changes nothing it refuses.
 func TestOpenBadInput(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		setup   func(t *testing.T, dir string)
 		code    kerr.Code
@@ -60,6 +61,7 @@ func TestOpenBadInput(t *testing.T) {
 // A truncated index is derived data: a normal open rebuilds it, while the
 // validating index open reports CORRUPT_INDEX.
 func TestTruncatedIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 1))
 	mustAppend(t, l, values(0, "a"))
@@ -82,6 +84,7 @@ func TestTruncatedIndex(t *testing.T) {
 // A missing segment log (listed by the marker, gone from disk) or an
 // orphan index never breaks the open.
 func TestMissingFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(100, 1))
 	kv(t, l, "a=1@0", "b=2@1", "c=3@2")
@@ -97,6 +100,7 @@ func TestMissingFiles(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{{SegmentBytes: -1}, {IndexIntervalBytes: -1}, {MaxBatchBytes: -1}} {
 		_, _, err := Open(t.TempDir(), o, 0)
 		wantCode(t, err, kerr.InvalidArgument, "")
@@ -108,6 +112,7 @@ func TestOptionsValidation(t *testing.T) {
 }
 
 func TestSegmentFileNames(t *testing.T) {
+	t.Parallel()
 	if SegmentFileName(2) != "00000000000000000002.log" || IndexFileName(2) != "00000000000000000002.index" {
 		t.Fatal(SegmentFileName(2))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // benchBig enables the 2M-record fetch benchmark (about 250 MB of log):
@@ -56,9 +57,11 @@ func benchLog(b *testing.B, dir string, records, batch int) *Log {
 func BenchmarkAppend(b *testing.B) {
 	for _, n := range []int{1, 512} {
 		b.Run(fmt.Sprintf("b%d", n), func(b *testing.B) {
-			skipFsync = *benchNoFsync
-			defer func() { skipFsync = false }()
-			l, _, err := Open(b.TempDir(), DefaultOptions(), 0)
+			o := DefaultOptions()
+			if *benchNoFsync {
+				o.FS = vfs.NoSync(vfs.OS)
+			}
+			l, _, err := Open(b.TempDir(), o, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

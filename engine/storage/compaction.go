@@ -71,9 +71,6 @@ func (l *Log) Compact(nowMs, deleteRetentionMs int64, beforeSwap func() error) (
 	if len(l.segs) < 2 {
 		return res, nil
 	}
-	if err := l.writeOut(); err != nil {
-		return res, err
-	}
 	active := l.active()
 	for _, s := range l.segs[:len(l.segs)-1] {
 		res.SourceSegments = append(res.SourceSegments, s.base)
@@ -181,13 +178,14 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 	token := l.compactToken()
 	tmp := filepath.Join(parent, "."+name+".compact-"+token)
 	backup := filepath.Join(parent, "."+name+".backup-"+token)
-	os.RemoveAll(tmp) // leftovers of an interrupted run are garbage
-	os.RemoveAll(backup)
+	fsys := l.opts.FS
+	fsys.RemoveAll(tmp) // leftovers of an interrupted run are garbage
+	fsys.RemoveAll(backup)
 	fail := func(err error) error {
-		os.RemoveAll(tmp)
+		fsys.RemoveAll(tmp)
 		return err
 	}
-	if err := os.Mkdir(tmp, 0o755); err != nil {
+	if err := fsys.Mkdir(tmp, 0o755); err != nil {
 		return fail(storageErr(err, "create compaction directory"))
 	}
 	if err := l.fault("build"); err != nil {
@@ -199,7 +197,7 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 	if err := l.copyActive(tmp); err != nil {
 		return fail(err)
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := l.syncDir(tmp); err != nil {
 		return fail(err)
 	}
 	if beforeSwap != nil {
@@ -213,21 +211,21 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 	if err := l.fault("rename-live"); err != nil {
 		return fail(l.reopenAfterFailure(err))
 	}
-	if err := os.Rename(l.dir, backup); err != nil {
+	if err := fsys.Rename(l.dir, backup); err != nil {
 		return fail(l.reopenAfterFailure(storageErr(err, "move live log aside")))
 	}
 	err := l.fault("rename-compacted")
 	if err == nil {
-		err = os.Rename(tmp, l.dir)
+		err = fsys.Rename(tmp, l.dir)
 	}
 	if err != nil {
-		if rerr := os.Rename(backup, l.dir); rerr != nil {
+		if rerr := fsys.Rename(backup, l.dir); rerr != nil {
 			l.closed = true
 			return kerr.Wrap(kerr.StorageError, rerr, "compaction failed (%v) and the live log could not be restored from %s", err, backup)
 		}
 		return fail(l.reopenAfterFailure(err))
 	}
-	if err := syncDir(parent); err != nil {
+	if err := l.syncDir(parent); err != nil {
 		return l.restoreBackup(backup, err)
 	}
 	if err := l.fault("reopen"); err != nil {
@@ -236,7 +234,7 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 	if err := l.adopt(); err != nil {
 		return l.restoreBackup(backup, err)
 	}
-	os.RemoveAll(backup)
+	fsys.RemoveAll(backup)
 	return nil
 }
 
@@ -244,8 +242,8 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 // deleted and the backup renamed back to the live name.
 func (l *Log) restoreBackup(backup string, cause error) error {
 	l.closeFiles()
-	if err := os.RemoveAll(l.dir); err == nil {
-		err = os.Rename(backup, l.dir)
+	if err := l.opts.FS.RemoveAll(l.dir); err == nil {
+		err = l.opts.FS.Rename(backup, l.dir)
 		if err == nil {
 			return l.reopenAfterFailure(cause)
 		}
@@ -271,7 +269,7 @@ func (l *Log) adopt() error {
 	if err != nil {
 		return err
 	}
-	l.segs, l.wbuf = nl.segs, l.wbuf[:0]
+	l.segs = nl.segs
 	return nil
 }
 
@@ -286,8 +284,8 @@ func (l *Log) fault(step string) error {
 // writeCompactedSegment writes frames as one segment at base in dir, with
 // its index, fsynced.
 func (l *Log) writeCompactedSegment(dir string, base int64, frames []keptFrame) error {
-	s := newSegment(dir, base)
-	f, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	s := newSegment(l.opts.FS, dir, base)
+	f, err := l.opts.FS.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return storageErr(err, "create compacted segment")
 	}
@@ -308,7 +306,7 @@ func (l *Log) writeCompactedSegment(dir string, base int64, frames []keptFrame) 
 	if err := w.Flush(); err != nil {
 		return storageErr(err, "write compacted segment")
 	}
-	if err := fsync(f); err != nil {
+	if err := f.Sync(); err != nil {
 		return storageErr(err, "fsync compacted segment")
 	}
 	s.indexWritten = -1 // no index file yet: syncIndex creates it, even empty
@@ -318,8 +316,8 @@ func (l *Log) writeCompactedSegment(dir string, base int64, frames []keptFrame) 
 // copyActive copies the active segment's bytes and index into dir, fsynced.
 func (l *Log) copyActive(dir string) error {
 	act := l.active()
-	s := newSegment(dir, act.base)
-	f, err := os.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	s := newSegment(l.opts.FS, dir, act.base)
+	f, err := l.opts.FS.OpenFile(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return storageErr(err, "copy active segment")
 	}
@@ -327,7 +325,7 @@ func (l *Log) copyActive(dir string) error {
 	buf := make([]byte, min(act.size, 1<<20))
 	for off := int64(0); off < act.size; {
 		n := min(int64(len(buf)), act.size-off)
-		if err := l.readAt(act, buf[:n], off); err != nil {
+		if err := act.readFile(buf[:n], off); err != nil {
 			return err
 		}
 		if _, err := f.Write(buf[:n]); err != nil {
@@ -335,7 +333,7 @@ func (l *Log) copyActive(dir string) error {
 		}
 		off += n
 	}
-	if err := fsync(f); err != nil {
+	if err := f.Sync(); err != nil {
 		return storageErr(err, "fsync active copy")
 	}
 	s.index.entries, s.indexWritten = act.index.entries, -1

@@ -41,6 +41,7 @@ func kv(t *testing.T, l *Log, specs ...string) {
 
 // K1 and the Ch.3 experiment: latest per key, offsets preserved.
 func TestK1LatestKeyOffsetsPreserved(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "events-0")
 	l, _ := mustOpen(t, dir, opts(1<<20, 1))
 	kv(t, l, "a=1@0", "b=x@1", "|", "a=2@2", "-=event@3", "|", "active=keep@4")
@@ -68,6 +69,7 @@ func TestK1LatestKeyOffsetsPreserved(t *testing.T) {
 
 // K2: a recent tombstone is kept.
 func TestK2RecentTombstoneKept(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "a=1@0", "a=<nil>@100", "|", "active=x@101")
 	res, err := l.Compact(500, 1000, nil)
@@ -83,6 +85,7 @@ func TestK2RecentTombstoneKept(t *testing.T) {
 // K3: an expired tombstone is dropped; at exactly the retention age it is
 // still kept.
 func TestK3ExpiredTombstoneDropped(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "a=1@0", "a=<nil>@100", "|", "active=x@2000")
 	res, err := l.Compact(2000, 1000, nil)
@@ -105,6 +108,7 @@ func TestK3ExpiredTombstoneDropped(t *testing.T) {
 
 // K4: the active segment is never cleaned, but counts for the latest map.
 func TestK4ActiveNeverCleaned(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "a=old@0", "|", "a=active-new@1", "a=active-newer@2")
 	if _, err := l.Compact(10, 1000, nil); err != nil {
@@ -122,6 +126,7 @@ func kLog(t *testing.T, dir string) *Log {
 
 // K5: a failing beforeSwap hook leaves the original log in place.
 func TestK5SwapFailureRollsBack(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "k-0")
 	l := kLog(t, dir)
 	before := offsetValues(fetchAll(t, l))
@@ -141,6 +146,7 @@ func TestK5SwapFailureRollsBack(t *testing.T) {
 // Rollback at every later step of the swap: the original log stays
 // readable and appendable, and nothing is left behind.
 func TestCompactionRollbackAtEveryStep(t *testing.T) {
+	t.Parallel()
 	for _, step := range []string{"build", "rename-live", "rename-compacted", "reopen"} {
 		t.Run(step, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "k-0")
@@ -171,6 +177,7 @@ func TestCompactionRollbackAtEveryStep(t *testing.T) {
 
 // K6: restart after compaction gives the same records.
 func TestK6RestartAfterCompaction(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := kLog(t, dir)
 	if _, err := l.Compact(10, 1000, nil); err != nil {
@@ -186,6 +193,7 @@ func TestK6RestartAfterCompaction(t *testing.T) {
 // Control batches pass unchanged, partially surviving batches keep their
 // base and last delta, and surviving batches keep their bytes.
 func TestCompactionKeepsBatchShape(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	mustAppend(t, l, record.NewBatch([]record.Record{rec("a", "1", 0), rec("b", "1", 0), rec("a", "2", 0)}))
 	mustAppend(t, l, record.NewControlBatch("tx", record.Commit))
@@ -215,6 +223,7 @@ func TestCompactionKeepsBatchShape(t *testing.T) {
 }
 
 func TestCompactionArguments(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "a=1@0")
 	_, err := l.Compact(0, -1, nil)
@@ -228,6 +237,7 @@ func TestCompactionArguments(t *testing.T) {
 // The temporary directory name is deterministic: derived from the
 // directory name, LEO and a counter.
 func TestCompactionTokenDeterministic(t *testing.T) {
+	t.Parallel()
 	var seen [][]string
 	for run := 0; run < 2; run++ {
 		dir := filepath.Join(t.TempDir(), "t-0")

@@ -22,6 +22,7 @@ func txnMarker(t *testing.T, l *Log, txid string, ctl record.ControlType) {
 // A committed value must survive a later aborted write of the same key, and
 // the aborted record is removed (Kafka's cleaner drops aborted data).
 func TestCompactionDropsAbortedAndKeepsCommitted(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "k=committed@0")             // 0
 	txnRec(t, l, "t1", "k", "aborted", 1) // 1
@@ -43,6 +44,7 @@ func TestCompactionDropsAbortedAndKeepsCommitted(t *testing.T) {
 // A committed transaction's record supersedes older values like any record,
 // and reusing the id for an aborted instance changes nothing about it.
 func TestCompactionCommittedTransactionAndIdReuse(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "k=v0@0")                   // 0
 	txnRec(t, l, "t1", "k", "v1", 1)     // 1 committed
@@ -63,6 +65,7 @@ func TestCompactionCommittedTransactionAndIdReuse(t *testing.T) {
 // Nothing at or after the first batch of a still-open transaction is
 // rewritten, and an open write never supersedes a committed value.
 func TestCompactionStopsAtFirstUnstableOffset(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "k=old@0", "k=v1@1")      // 0, 1: offset 0 is superseded
 	txnRec(t, l, "t2", "k", "open", 2) // 2: t2 has no marker yet

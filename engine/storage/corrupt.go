@@ -98,12 +98,7 @@ func (l *Log) Corrupt(segmentBase int64, mode CorruptMode, n int) (CorruptReport
 	if n == 0 {
 		n = DefaultCorruptBytes(mode)
 	}
-	if s == l.active() {
-		if err := l.writeOut(); err != nil {
-			return CorruptReport{}, err
-		}
-	}
-	f, err := os.OpenFile(s.logPath, os.O_RDWR, 0)
+	f, err := l.opts.FS.OpenFile(s.logPath, os.O_RDWR, 0)
 	if err != nil {
 		return CorruptReport{}, storageErr(err, "open segment to corrupt")
 	}

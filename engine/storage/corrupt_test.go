@@ -9,6 +9,7 @@ import (
 // Each mode damages the real file at once; the open log keeps its view and
 // the next open repairs the active tail and reports it.
 func TestCorruptActiveModes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mode     CorruptMode
 		n        int
@@ -26,7 +27,7 @@ func TestCorruptActiveModes(t *testing.T) {
 		dir := t.TempDir()
 		l, _ := mustOpen(t, dir, opts(0, 1))
 		mustAppend(t, l, values(0, "value-0"))
-		mustAppend(t, l, values(1, "value-1")) // still in the write buffer
+		mustAppend(t, l, values(1, "value-1")) // not flushed: in the page cache only
 		size := l.SizeBytes()
 		rep, err := l.Corrupt(-1, c.mode, c.n)
 		if err != nil {
@@ -55,6 +56,7 @@ func TestCorruptActiveModes(t *testing.T) {
 
 // Damage to a closed segment is found by reads and stops the next open.
 func TestCorruptClosedSegment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(100, 1))
 	kv(t, l, "a=1@0", "b=2@1", "c=3@2")
@@ -76,6 +78,7 @@ func TestCorruptClosedSegment(t *testing.T) {
 // The open log writes at its own positions: garbage appended behind its
 // back is overwritten by the next append, as on a disk.
 func TestCorruptGarbageOverwrittenByNextAppend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 1))
 	mustAppend(t, l, values(0, "a"))
@@ -89,6 +92,7 @@ func TestCorruptGarbageOverwrittenByNextAppend(t *testing.T) {
 }
 
 func TestCorruptArguments(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 1))
 	mustAppend(t, l, values(0, "a"))
 	_, err := l.Corrupt(7, Flip, 1)

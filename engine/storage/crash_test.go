@@ -8,6 +8,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // written is what a test appended: every batch with its records and where
@@ -20,8 +21,8 @@ type written struct {
 // buildCrashLog writes 20 batches over 4 segments (rolls after batches 6,
 // 12 and 17), so the last 3 batches are alone in the active segment. The
 // batches vary: keys, null values, headers, several records.
-func buildCrashLog(t *testing.T, dir string) (*Log, []written) {
-	l, _ := mustOpen(t, dir, opts(1<<20, 64))
+func buildCrashLog(t *testing.T, o Options, dir string) (*Log, []written) {
+	l, _ := mustOpen(t, dir, o)
 	var out []written
 	for i := 0; i < 20; i++ {
 		var rs []record.Record
@@ -56,21 +57,30 @@ func buildCrashLog(t *testing.T, dir string) (*Log, []written) {
 	return l, out
 }
 
+// crashOpts are the crash-consistency tests' options, on an in-memory file
+// system: they test recovery's logic byte by byte, not the disk.
+func crashOpts() Options {
+	o := opts(1<<20, 64)
+	o.FS = vfs.NewMem()
+	return o
+}
+
 // TestCrashConsistencyActiveTail cuts the active segment at every byte of
 // its last 3 batches, and separately garbles every such byte; each reopen
 // keeps exactly the longest valid prefix and reports the rest.
 func TestCrashConsistencyActiveTail(t *testing.T) {
-	dir := t.TempDir()
-	l, ws := buildCrashLog(t, dir)
+	t.Parallel()
+	o, dir := crashOpts(), "log"
+	l, ws := buildCrashLog(t, o, dir)
 	active := l.Segments()[3]
 	if err := l.Crash(true); err != nil {
 		t.Fatal(err)
 	}
-	pristine, err := os.ReadFile(active.LogPath)
+	pristine, err := o.FS.ReadFile(active.LogPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pristineIdx, _ := os.ReadFile(active.IndexPath)
+	pristineIdx, _ := o.FS.ReadFile(active.IndexPath)
 	tail := ws[17:]
 	for _, w := range tail {
 		if w.info.Segment != active.Base {
@@ -94,10 +104,10 @@ func TestCrashConsistencyActiveTail(t *testing.T) {
 					kept++
 				}
 			}
-			os.WriteFile(active.LogPath, data, 0o644)
-			os.WriteFile(active.IndexPath, pristineIdx, 0o644)
+			vfs.WriteFile(o.FS, active.LogPath, data, 0o644)
+			vfs.WriteFile(o.FS, active.IndexPath, pristineIdx, 0o644)
 			name := fmt.Sprintf("%s at byte %d", mode, p)
-			checkRecovered(t, name, dir, ws, kept, int64(len(data)))
+			checkRecovered(t, name, o, dir, ws, kept, int64(len(data)))
 		}
 	}
 }
@@ -105,9 +115,9 @@ func TestCrashConsistencyActiveTail(t *testing.T) {
 // checkRecovered reopens dir and checks it holds exactly the first kept
 // batches of ws, with a truncation report for the rest of a file of
 // fileLen bytes.
-func checkRecovered(t *testing.T, name, dir string, ws []written, kept int, fileLen int64) {
+func checkRecovered(t *testing.T, name string, o Options, dir string, ws []written, kept int, fileLen int64) {
 	t.Helper()
-	l, rep, err := Open(dir, opts(1<<20, 64), 0)
+	l, rep, err := Open(dir, o, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -145,11 +155,12 @@ func checkRecovered(t *testing.T, name, dir string, ws []written, kept int, file
 // TestCrashConsistencyClosedSegment: garbling any byte of a closed segment,
 // or cutting it inside a batch, stops the open with STORAGE_ERROR.
 func TestCrashConsistencyClosedSegment(t *testing.T) {
-	dir := t.TempDir()
-	l, ws := buildCrashLog(t, dir)
+	t.Parallel()
+	o, dir := crashOpts(), "log"
+	l, ws := buildCrashLog(t, o, dir)
 	closed := l.Segments()[1]
 	l.Crash(true)
-	pristine, _ := os.ReadFile(closed.LogPath)
+	pristine, _ := o.FS.ReadFile(closed.LogPath)
 	ends := map[int64]bool{}
 	for _, w := range ws {
 		if w.info.Segment == closed.Base {
@@ -167,16 +178,16 @@ func TestCrashConsistencyClosedSegment(t *testing.T) {
 			} else {
 				data[p] ^= 0xFF
 			}
-			os.WriteFile(closed.LogPath, data, 0o644)
-			_, _, err := Open(dir, opts(1<<20, 64), 0)
+			vfs.WriteFile(o.FS, closed.LogPath, data, 0o644)
+			_, _, err := Open(dir, o, 0)
 			if !kerr.IsDomain(err) || kerr.CodeOf(err) != kerr.StorageError {
 				t.Fatalf("%s at byte %d: %v, want STORAGE_ERROR", mode, p, err)
 			}
 			wantCode(t, err, kerr.StorageError, "corrupt closed segment "+closed.LogPath)
 		}
 	}
-	os.WriteFile(closed.LogPath, pristine, 0o644)
-	l2, _ := mustOpen(t, dir, opts(1<<20, 64))
+	vfs.WriteFile(o.FS, closed.LogPath, pristine, 0o644)
+	l2, _ := mustOpen(t, dir, o)
 	if l2.LEO() != ws[19].info.NextOffset {
 		t.Fatal("restored log does not open")
 	}
@@ -185,6 +196,7 @@ func TestCrashConsistencyClosedSegment(t *testing.T) {
 // Crash(false) drops exactly the bytes appended since the last flush;
 // Crash(true) keeps them.
 func TestCrashDropsUnflushedTail(t *testing.T) {
+	t.Parallel()
 	for _, keep := range []bool{false, true} {
 		dir := t.TempDir()
 		l, _ := mustOpen(t, dir, opts(1<<20, 1))
@@ -225,6 +237,7 @@ func mustIndex(t *testing.T, l *Log, base int64) []IndexEntry {
 // A roll flushes the old segment; the new segment, created after the last
 // flush, disappears on Crash(false).
 func TestCrashRemovesSegmentsCreatedSinceFlush(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(1<<20, 1))
 	mustAppend(t, l, values(0, "a"))
@@ -252,8 +265,9 @@ func TestCrashRemovesSegmentsCreatedSinceFlush(t *testing.T) {
 // byte flipped in a closed segment after a clean close goes unnoticed by
 // the clean open but stops the open after a crash.
 func TestCleanShutdownSkipsClosedSegments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	l, ws := buildCrashLog(t, dir)
+	l, ws := buildCrashLog(t, opts(1<<20, 64), dir)
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -284,8 +298,9 @@ func TestCleanShutdownSkipsClosedSegments(t *testing.T) {
 
 // A crash-reopen and a clean reopen build the same log.
 func TestCleanAndCrashReopenAgree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	l, _ := buildCrashLog(t, dir)
+	l, _ := buildCrashLog(t, opts(1<<20, 64), dir)
 	l.Close()
 	clean, rep := mustOpen(t, dir, opts(1<<20, 64))
 	if !rep.CleanShutdown {
@@ -310,6 +325,7 @@ func TestCleanAndCrashReopenAgree(t *testing.T) {
 
 // A marker that does not match the files is ignored, and says why.
 func TestMarkerNotTrusted(t *testing.T) {
+	t.Parallel()
 	cases := map[string]func(dir string){
 		"crc": func(dir string) { flipByte(t, filepath.Join(dir, MarkerFileName), 9, 1) },
 		"size": func(dir string) {
@@ -349,6 +365,7 @@ func TestMarkerNotTrusted(t *testing.T) {
 // An active segment damaged after a clean close is still repaired: the
 // active segment is always scanned.
 func TestCleanOpenRescansActive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 1))
 	mustAppend(t, l, values(0, "a"))

@@ -59,6 +59,7 @@ func checkAppendRecords(t *testing.T, frame []byte) {
 }
 
 func TestAppendRecordsMatchesDecode(t *testing.T) {
+	t.Parallel()
 	b := record.NewBatch([]record.Record{
 		{Key: []byte("k"), Value: []byte{}, TimestampMs: 5},
 		{Key: nil, Value: nil, TimestampMs: -3, Headers: []record.Header{{Key: "a", Value: nil}, {Key: "", Value: []byte{}}}},

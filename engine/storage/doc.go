@@ -92,24 +92,35 @@
 //
 // # Writes and the crash model
 //
-// Appends encode once into the active segment's write buffer, which goes to
-// the OS in large writes (when it grows past 256 KiB, before a roll, and on
-// Flush, Close and Crash(true)); reads of the active segment read the
-// buffer directly. A follower's AppendRaw copies the validated frame bytes
-// unchanged. Reads find the segment by binary search, then the index floor,
-// then read forward with large preads; Fetch decodes records out of a
-// reusable read buffer with one copy per batch. The Log writes at the positions it knows, never "at the
-// end of the file", so damage done behind its back is overwritten exactly
-// as a disk would overwrite it.
+// Every file access goes through the vfs.FS in Options.FS (vfs.OS by
+// default; tests of the log's logic use a vfs.Mem). An append encodes the
+// batch once and writes the frame to the active segment's file with one
+// positioned write before it returns: the OS is the page cache, and the
+// Log keeps only the bookkeeping of how much of each segment is fsynced. A
+// follower's AppendRaw writes the validated frame bytes unchanged. Every
+// so often (256 KiB) an append asks the OS to start writing the new bytes
+// back (vfs.StartWriteback), so the fsync of the next roll or flush has
+// less left to do. A write the file system refuses (ENOSPC, EIO) is
+// STORAGE_ERROR and leaves the log as if the append never happened: the
+// bytes a torn write got in are cut off again, and a segment rolled for the
+// frame is deleted. Reads find the segment by binary search, then the
+// index floor, then read forward with large preads; Fetch decodes records
+// out of a reusable read buffer with one copy per batch. The Log writes at
+// the positions it knows, never "at the end of the file", so damage done
+// behind its back is overwritten exactly as a disk would overwrite it.
 //
-// Durability follows a page-cache model. Bytes handed to the OS survive a
-// process crash (Crash(true)). Only an fsync makes them survive a machine
-// failure (Crash(false)): a segment's flushed length moves on Flush, on a
-// roll (the old segment is fsynced), on Close, on TruncateTo, ResetTo and
-// retention, and inside Compact. Crash(false) truncates every segment back to its flushed length
-// and deletes the segments whose creation was never made durable by a
-// directory fsync; index entries beyond the flushed length go with them.
-// Bytes found on disk at Open count as flushed.
+// Durability follows a page-cache model. Bytes handed to the OS, which is
+// every byte an append acknowledged, survive a process crash (Crash(true),
+// or the process dying). Only an fsync makes them survive a machine failure
+// (Crash(false)): a segment's flushed length moves on Flush, on a roll (the
+// old segment is fsynced), on Close, on TruncateTo, ResetTo and retention,
+// and inside Compact. Crash(false) truncates every segment back to its
+// flushed length and deletes the segments whose creation was never made
+// durable by a directory fsync; index entries beyond the flushed length go
+// with them. Bytes found on disk at Open count as flushed. Open creates a
+// missing log directory durably (the parent directory is fsynced), so on a
+// vfs.Mem, Crash(true) followed by the file system's own Mem.Crash leaves
+// the same records as Crash(false).
 //
 // # Deliberate damage
 //

@@ -26,6 +26,7 @@ func copyFixture(t *testing.T, name string) string {
 
 // The fixtures recover as fixtures/segments/README.md says.
 func TestFixturesRecoverAsDocumented(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		leo       int64

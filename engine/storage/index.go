@@ -2,10 +2,10 @@ package storage
 
 import (
 	"encoding/binary"
-	"os"
 	"sort"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // IndexEntrySize is the size of one offset-index entry on disk: a u32
@@ -104,12 +104,16 @@ func parseIndex(data []byte, base int64, path string) ([]IndexEntry, error) {
 	return entries, nil
 }
 
-// ReadIndexFile opens an index file with validation and returns its entries
-// with absolute offsets. base is the segment's base offset (from the file
-// name). A damaged file is CORRUPT_INDEX; a missing or unreadable one is
-// STORAGE_ERROR.
+// ReadIndexFile opens an index file on the real file system (vfs.OS) with
+// validation and returns its entries with absolute offsets. base is the
+// segment's base offset (from the file name). A damaged file is
+// CORRUPT_INDEX; a missing or unreadable one is STORAGE_ERROR.
 func ReadIndexFile(path string, base int64) ([]IndexEntry, error) {
-	data, err := os.ReadFile(path)
+	return readIndexFile(vfs.OS, path, base)
+}
+
+func readIndexFile(fsys vfs.FS, path string, base int64) ([]IndexEntry, error) {
+	data, err := fsys.ReadFile(path)
 	if err != nil {
 		return nil, storageErr(err, "read index %s", path)
 	}
@@ -118,8 +122,8 @@ func ReadIndexFile(path string, base int64) ([]IndexEntry, error) {
 
 // writeIndexFile replaces the index file with entries (not fsynced: the index
 // is derived data).
-func writeIndexFile(path string, base int64, entries []IndexEntry) error {
-	if err := os.WriteFile(path, encodeIndex(nil, base, entries), 0o644); err != nil {
+func writeIndexFile(fsys vfs.FS, path string, base int64, entries []IndexEntry) error {
+	if err := vfs.WriteFile(fsys, path, encodeIndex(nil, base, entries), 0o644); err != nil {
 		return storageErr(err, "write index %s", path)
 	}
 	return nil

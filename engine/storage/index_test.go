@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // I1: floor lookups, also after a validating reopen.
 func TestI1IndexFloor(t *testing.T) {
+	t.Parallel()
 	x := offsetIndex{base: 100}
 	for _, e := range []IndexEntry{{100, 0}, {110, 512}, {125, 900}} {
 		if err := x.append(e.Offset, e.Position); err != nil {
@@ -26,7 +28,7 @@ func TestI1IndexFloor(t *testing.T) {
 	}
 	check(&x)
 	path := filepath.Join(t.TempDir(), IndexFileName(100))
-	if err := writeIndexFile(path, 100, x.entries); err != nil {
+	if err := writeIndexFile(vfs.OS, path, 100, x.entries); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := ReadIndexFile(path, 100)
@@ -38,6 +40,7 @@ func TestI1IndexFloor(t *testing.T) {
 
 // I2: entries must grow in both fields.
 func TestI2IndexMonotonic(t *testing.T) {
+	t.Parallel()
 	x := offsetIndex{base: 0}
 	if err := x.append(5, 20); err != nil {
 		t.Fatal(err)
@@ -53,6 +56,7 @@ func TestI2IndexMonotonic(t *testing.T) {
 
 // I3: a 3-byte index file is CORRUPT_INDEX "partial".
 func TestI3IndexPartial(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), IndexFileName(0))
 	os.WriteFile(path, []byte{1, 2, 3}, 0o644)
 	_, err := ReadIndexFile(path, 0)
@@ -61,6 +65,7 @@ func TestI3IndexPartial(t *testing.T) {
 
 // I3 (second rule): entries not strictly increasing are "non-monotonic".
 func TestIndexOpenNonMonotonic(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), IndexFileName(0))
 	os.WriteFile(path, encodeIndex(nil, 0, []IndexEntry{{0, 0}, {10, 100}, {10, 200}}), 0o644)
 	_, err := ReadIndexFile(path, 0)
@@ -69,13 +74,14 @@ func TestIndexOpenNonMonotonic(t *testing.T) {
 
 // I4: truncate to 15 keeps (0,0), (10,100); flushed and reopened.
 func TestI4IndexTruncate(t *testing.T) {
+	t.Parallel()
 	x := offsetIndex{base: 0}
 	for _, e := range []IndexEntry{{0, 0}, {10, 100}, {20, 200}} {
 		x.append(e.Offset, e.Position)
 	}
 	x.truncateTo(15)
 	path := filepath.Join(t.TempDir(), IndexFileName(0))
-	if err := writeIndexFile(path, 0, x.entries); err != nil {
+	if err := writeIndexFile(vfs.OS, path, 0, x.entries); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadIndexFile(path, 0)
@@ -86,6 +92,7 @@ func TestI4IndexTruncate(t *testing.T) {
 }
 
 func TestIndexMissingFileIsStorageError(t *testing.T) {
+	t.Parallel()
 	_, err := ReadIndexFile(filepath.Join(t.TempDir(), "nope.index"), 0)
 	wantCode(t, err, kerr.StorageError, "")
 }

@@ -1,11 +1,12 @@
 package storage
 
 import (
-	"os"
 	"sort"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
-// Flush writes out buffered bytes and fsyncs every segment that has
+// Flush fsyncs every segment that has
 // unflushed bytes (log, then index) and, when segments were created since
 // the last flush, the directory. Afterwards UnflushedBytes is 0.
 func (l *Log) Flush() error {
@@ -16,9 +17,6 @@ func (l *Log) Flush() error {
 }
 
 func (l *Log) flush() error {
-	if err := l.writeOut(); err != nil {
-		return err
-	}
 	for _, s := range l.segs {
 		if err := s.sync(); err != nil {
 			return err
@@ -36,7 +34,7 @@ func (l *Log) Close() error {
 	}
 	err := l.flush()
 	if err == nil {
-		err = writeMarker(l.dir, l.marker())
+		err = l.writeMarker(l.marker())
 	}
 	l.closeFiles()
 	l.closed = true
@@ -57,10 +55,10 @@ func (l *Log) marker() marker {
 }
 
 // Crash closes the log without a marker, as a failure would. With
-// keepUnflushed (a process crash: the OS keeps what it was given) buffered
-// bytes are written out first and nothing is lost. Without it (a machine
-// failure: the page cache is gone) every byte appended since the last
-// flush is dropped: segments whose creation was not made durable are
+// keepUnflushed (a process crash: the OS keeps what it was given, and every
+// append was given to it before it returned) nothing is lost. Without it (a
+// machine failure: the page cache is gone) every byte appended since the
+// last flush is dropped: segments whose creation was not made durable are
 // removed, the others are truncated back to their flushed length, and
 // their index files lose the entries beyond it. Crashing a closed log does
 // nothing.
@@ -69,13 +67,11 @@ func (l *Log) Crash(keepUnflushed bool) error {
 		return nil
 	}
 	l.closed = true
-	if keepUnflushed {
-		err := l.writeOut()
-		l.closeFiles()
-		return err
-	}
-	l.wbuf = l.wbuf[:0]
 	l.closeFiles()
+	if keepUnflushed {
+		return nil
+	}
+	fsys := l.opts.FS
 	var first error
 	keep := func(err error) {
 		if first == nil {
@@ -88,17 +84,20 @@ func (l *Log) Crash(keepUnflushed bool) error {
 			keep(s.remove())
 			continue
 		}
-		if st, err := os.Stat(s.logPath); err == nil && st.Size() > s.synced {
-			if err := os.Truncate(s.logPath, s.synced); err != nil {
+		if st, err := fsys.Stat(s.logPath); err == nil && st.Size() > s.synced {
+			if err := fsys.Truncate(s.logPath, s.synced); err != nil {
 				keep(storageErr(err, "drop unflushed bytes"))
 			}
 		}
 		n := sort.Search(min(s.indexWritten, len(s.index.entries)), func(j int) bool { return s.index.entries[j].Position >= s.synced })
-		if st, err := os.Stat(s.indexPath); err == nil && st.Size() > int64(n)*IndexEntrySize {
-			if err := os.Truncate(s.indexPath, int64(n)*IndexEntrySize); err != nil {
+		if st, err := fsys.Stat(s.indexPath); err == nil && st.Size() > int64(n)*IndexEntrySize {
+			if err := fsys.Truncate(s.indexPath, int64(n)*IndexEntrySize); err != nil {
 				keep(storageErr(err, "drop unflushed index entries"))
 			}
 		}
 	}
 	return first
 }
+
+// FS is the file system the log's files live in.
+func (l *Log) FS() vfs.FS { return l.opts.FS }

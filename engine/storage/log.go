@@ -7,10 +7,9 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/record"
 )
 
-// writeBufferBytes is when the active segment's write buffer is handed to
-// the OS: appends encode into the buffer, and one write system call moves
-// many batches.
-const writeBufferBytes = 256 << 10
+// maxKeptFrameBuffer is the largest encode buffer a Log keeps between
+// appends; a larger one (a huge batch) is dropped after use.
+const maxKeptFrameBuffer = 1 << 20
 
 // Log is one partition replica's log: an ordered list of segments, the last
 // of which is active (§6.5). It is not safe for concurrent use; the engine
@@ -25,10 +24,10 @@ type Log struct {
 	epoch int32
 	segs  []*segment
 
-	// wbuf holds the active segment's bytes not yet handed to the OS.
-	wbuf    []byte
-	scanBuf []byte
-	readBuf []byte // Fetch's reusable read window
+	// frameBuf is where Append encodes a batch before writing it.
+	frameBuf []byte
+	scanBuf  []byte
+	readBuf  []byte // Fetch's reusable read window
 	// dirDirty says the directory has a change that no fsync made durable
 	// yet: the clean-shutdown marker consumed by Open. Every path that makes
 	// segment changes durable fsyncs the directory first when it is set, so
@@ -162,25 +161,6 @@ func (l *Log) segmentFor(offset int64) int {
 	return max(i-1, 0)
 }
 
-// readAt reads len(p) bytes at off of segment s, from the file and, for the
-// active segment, from the write buffer.
-func (l *Log) readAt(s *segment, p []byte, off int64) error {
-	if off+int64(len(p)) <= s.written {
-		return s.readFile(p, off)
-	}
-	n := 0
-	if off < s.written {
-		n = int(s.written - off)
-		if err := s.readFile(p[:n], off); err != nil {
-			return err
-		}
-	}
-	// The rest is pending: only the active segment has pending bytes.
-	start := off + int64(n) - s.written
-	copy(p[n:], l.wbuf[start:])
-	return nil
-}
-
 // syncDirIfNeeded fsyncs the directory when a segment's creation or the
 // marker's deletion is not durable yet.
 func (l *Log) syncDirIfNeeded() error {
@@ -191,21 +171,9 @@ func (l *Log) syncDirIfNeeded() error {
 	if !need {
 		return nil
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := l.syncDir(l.dir); err != nil {
 		return err
 	}
 	l.markDurable()
-	return nil
-}
-
-// writeOut hands the write buffer to the OS (no fsync).
-func (l *Log) writeOut() error {
-	if len(l.wbuf) == 0 {
-		return nil
-	}
-	if err := l.active().writeFile(l.wbuf); err != nil {
-		return err
-	}
-	l.wbuf = l.wbuf[:0]
 	return nil
 }

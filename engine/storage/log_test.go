@@ -11,6 +11,7 @@ import (
 // L1: three 114-byte batches with threshold 120 roll; fetch(1) reads across
 // segments.
 func TestL1RollAndFetch(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(120, 1))
 	for _, v := range []string{"a", "b", "c"} {
 		mustAppend(t, l, values(0, strings.Repeat(v, 40)))
@@ -30,6 +31,7 @@ func TestL1RollAndFetch(t *testing.T) {
 
 // L2: end offsets, fetch at LEO, fetch beyond LEO.
 func TestL2FetchBounds(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	mustAppend(t, l, values(0, "a", "b", "c"))
 	recs, err := l.Fetch(0, 10, 2)
@@ -54,6 +56,7 @@ func TestL2FetchBounds(t *testing.T) {
 
 // L3: truncation only at batch boundaries.
 func TestL3TruncateBoundary(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	mustAppend(t, l, values(0, "a", "b"))
 	mustAppend(t, l, values(0, "c"))
@@ -73,6 +76,7 @@ func TestL3TruncateBoundary(t *testing.T) {
 
 // L4: the first batch is returned even when it exceeds the budget.
 func TestL4ReadBatchesFirstAlways(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	mustAppend(t, l, values(0, strings.Repeat("a", 100)))
 	mustAppend(t, l, values(0, "b"))
@@ -87,6 +91,7 @@ func TestL4ReadBatchesFirstAlways(t *testing.T) {
 
 // L5: close and reopen keeps offsets and segment bases.
 func TestL5Restart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(100, 1))
 	for _, v := range []string{"a", "b", "c"} {
@@ -113,6 +118,7 @@ func TestL5Restart(t *testing.T) {
 
 // §6.5.2 rolling examples.
 func TestRollingExamples(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(120, 1))
 	for i := 0; i < 3; i++ {
 		if info := mustAppend(t, l, values(int64(i), "value-"+string(rune('0'+i)))); info.Size != 81 {
@@ -148,6 +154,7 @@ func TestRollingExamples(t *testing.T) {
 
 // §6.5.3 byte-budget examples.
 func TestReadBatchesBudget(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	mustAppend(t, l, values(0, "value-0"))
 	mustAppend(t, l, values(0, "value-1"))
@@ -175,6 +182,7 @@ func TestReadBatchesBudget(t *testing.T) {
 
 // A follower's append keeps the leader's bytes and epoch exactly.
 func TestAppendRawKeepsBytes(t *testing.T) {
+	t.Parallel()
 	leader, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	leader.SetLeaderEpoch(7)
 	a, _, err := leader.Append(values(5, "x", "y"))
@@ -214,6 +222,7 @@ func TestAppendRawKeepsBytes(t *testing.T) {
 }
 
 func TestAppendRejectsAssignedAndInvalid(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	b, _ := values(0, "x").Assign(0, 0)
 	_, _, err := l.Append(b)
@@ -228,6 +237,7 @@ func TestAppendRejectsAssignedAndInvalid(t *testing.T) {
 // The leader epoch recovered at open is the max of the passed epoch and
 // every stored batch's epoch, after a crash and after a clean close alike.
 func TestLeaderEpochRecovery(t *testing.T) {
+	t.Parallel()
 	for _, clean := range []bool{false, true} {
 		dir := t.TempDir()
 		l, _ := mustOpen(t, dir, opts(100, 0))
@@ -257,6 +267,7 @@ func TestLeaderEpochRecovery(t *testing.T) {
 }
 
 func TestClosedLogRefusesWork(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 0))
 	mustAppend(t, l, values(0, "a"))
 	if err := l.Close(); err != nil {
@@ -275,6 +286,7 @@ func TestClosedLogRefusesWork(t *testing.T) {
 }
 
 func TestBatchesFrom(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(100, 0))
 	for i := 0; i < 5; i++ {
 		mustAppend(t, l, values(0, strings.Repeat("v", 30), "w"))

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // MarkerFileName is the clean-shutdown marker written by Close into the log
@@ -92,28 +94,29 @@ func decodeMarker(b []byte) (marker, error) {
 
 // writeMarker writes the marker durably: temp file, fsync, rename, fsync the
 // directory.
-func writeMarker(dir string, m marker) error {
-	path := filepath.Join(dir, MarkerFileName)
+func (l *Log) writeMarker(m marker) error {
+	fsys := l.opts.FS
+	path := filepath.Join(l.dir, MarkerFileName)
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return storageErr(err, "write clean-shutdown marker")
 	}
 	_, err = f.Write(encodeMarker(m))
 	if err == nil {
-		err = fsync(f)
+		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = fsys.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		fsys.Remove(tmp)
 		return storageErr(err, "write clean-shutdown marker")
 	}
-	return syncDir(dir)
+	return l.syncDir(l.dir)
 }
 
 // consumeMarker reads the marker, if any, and deletes it, so that a crash
@@ -122,14 +125,14 @@ func writeMarker(dir string, m marker) error {
 // marker was deleted. The deletion is made durable by the log's next
 // directory fsync, which comes before any change to the segments becomes
 // durable (see Log.dirDirty).
-func consumeMarker(dir string) (m *marker, problem string, removed bool, err error) {
+func consumeMarker(fsys vfs.FS, dir string) (m *marker, problem string, removed bool, err error) {
 	path := filepath.Join(dir, MarkerFileName)
-	os.Remove(path + ".tmp") // a Close interrupted before its rename
-	data, rerr := os.ReadFile(path)
+	fsys.Remove(path + ".tmp") // a Close interrupted before its rename
+	data, rerr := fsys.ReadFile(path)
 	if errors.Is(rerr, fs.ErrNotExist) {
 		return nil, "", false, nil
 	}
-	if err := os.RemoveAll(path); err != nil {
+	if err := fsys.RemoveAll(path); err != nil {
 		return nil, "", false, storageErr(err, "delete clean-shutdown marker")
 	}
 	if rerr != nil {

@@ -12,6 +12,7 @@ import (
 // it as damage), so Append and AppendRaw refuse it and change nothing. A
 // payload of exactly MaxBatchBytes is accepted and survives a reopen.
 func TestAppendRefusesBatchOverMaxBatchBytes(t *testing.T) {
+	t.Parallel()
 	const limit = 100 // payload = 40 header + 22 record overhead + value
 	o := Options{MaxBatchBytes: limit}
 	dir := t.TempDir()

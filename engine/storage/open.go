@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // RecoveryReport says what Open found and repaired.
@@ -60,8 +62,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Open opens or creates the partition log in dir and runs recovery (§6.5.1,
-// §6.6).
+// Open opens or creates the partition log in dir, on opts.FS (the real file
+// system by default), and runs recovery (§6.5.1, §6.6).
 //
 // Without a trusted clean-shutdown marker every segment is scanned: damage in
 // a closed segment is STORAGE_ERROR "corrupt closed segment {path}: {reason}",
@@ -78,14 +80,15 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 	if err != nil {
 		return nil, rep, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fsys := opts.FS
+	if err := vfs.MkdirAllSynced(fsys, dir, 0o755); err != nil {
 		return nil, rep, storageErr(err, "create log directory")
 	}
-	bases, err := listSegments(dir)
+	bases, err := listSegments(fsys, dir)
 	if err != nil {
 		return nil, rep, err
 	}
-	mk, problem, removed, err := consumeMarker(dir)
+	mk, problem, removed, err := consumeMarker(fsys, dir)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -93,15 +96,15 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 	l := &Log{dir: dir, opts: opts, epoch: leaderEpoch, dirDirty: removed}
 	defer func() {
 		if l.segs == nil && removed {
-			syncDir(dir) // a failed open still consumes the marker durably
+			l.syncDir(dir) // a failed open still consumes the marker durably
 		}
 	}()
 	if len(bases) == 0 {
-		s, err := createSegment(dir, 0)
+		s, err := createSegment(fsys, dir, 0)
 		if err != nil {
 			return nil, rep, err
 		}
-		if err := syncDir(dir); err != nil {
+		if err := l.syncDir(dir); err != nil {
 			s.remove()
 			return nil, rep, err
 		}
@@ -147,8 +150,8 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 
 // listSegments returns the sorted base offsets of the *.log files in dir and
 // deletes index files without a log (derived data of a deleted segment).
-func listSegments(dir string) ([]int64, error) {
-	entries, err := os.ReadDir(dir)
+func listSegments(fsys vfs.FS, dir string) ([]int64, error) {
+	entries, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, storageErr(err, "list log directory")
 	}
@@ -177,7 +180,7 @@ func listSegments(dir string) ([]int64, error) {
 	}
 	for _, name := range indexes {
 		if base, ok := ParseSegmentFileName(name); !ok || !logs[base] {
-			os.Remove(dir + string(os.PathSeparator) + name)
+			fsys.Remove(filepath.Join(dir, name))
 		}
 	}
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
@@ -186,8 +189,8 @@ func listSegments(dir string) ([]int64, error) {
 
 // recoverSegment opens a segment by scanning it (§6.6).
 func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*segment, error) {
-	s := newSegment(l.dir, base)
-	f, err := os.OpenFile(s.logPath, os.O_RDWR, 0)
+	s := newSegment(l.opts.FS, l.dir, base)
+	f, err := l.opts.FS.OpenFile(s.logPath, os.O_RDWR, 0)
 	if err != nil {
 		return nil, storageErr(err, "missing segment log %s", s.logPath)
 	}
@@ -221,7 +224,7 @@ func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*seg
 			Reason:       kerr.MessageOf(res.reason),
 		}
 	}
-	s.size, s.written, s.synced, s.durable = res.valid, res.valid, res.valid, true
+	s.size, s.synced, s.hinted, s.durable = res.valid, res.valid, res.valid, true
 	s.next, s.maxTs, s.maxEpoch = res.next, res.maxTs, res.maxEpoch
 	s.index.entries = res.entries
 	rebuilt, err := reconcileIndex(s)
@@ -244,7 +247,7 @@ func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*seg
 // rewriting it only when it differs, and reports whether it rewrote it.
 func reconcileIndex(s *segment) (bool, error) {
 	want := encodeIndex(nil, s.base, s.index.entries)
-	have, err := os.ReadFile(s.indexPath)
+	have, err := s.fsys.ReadFile(s.indexPath)
 	s.indexWritten = len(s.index.entries)
 	if err == nil && bytes.Equal(have, want) {
 		return false, nil
@@ -255,7 +258,7 @@ func reconcileIndex(s *segment) (bool, error) {
 		s.indexWritten = -1
 		return false, nil
 	}
-	return true, writeIndexFile(s.indexPath, s.base, s.index.entries)
+	return true, writeIndexFile(s.fsys, s.indexPath, s.base, s.index.entries)
 }
 
 // adoptMarker builds the segments from a clean-shutdown marker: closed
@@ -275,8 +278,8 @@ func (l *Log) adoptMarker(mk marker, bases []int64, rep *RecoveryReport) string 
 		}
 	}
 	for i, ms := range mk.segs {
-		s := newSegment(l.dir, ms.base)
-		st, err := os.Stat(s.logPath)
+		s := newSegment(l.opts.FS, l.dir, ms.base)
+		st, err := l.opts.FS.Stat(s.logPath)
 		if err != nil || st.Size() != ms.size {
 			return fmt.Sprintf("%s changed size since the clean shutdown", SegmentFileName(ms.base))
 		}
@@ -288,14 +291,14 @@ func (l *Log) adoptMarker(mk marker, bases []int64, rep *RecoveryReport) string 
 			l.segs = append(l.segs, as)
 			continue
 		}
-		entries, err := ReadIndexFile(s.indexPath, ms.base)
+		entries, err := readIndexFile(l.opts.FS, s.indexPath, ms.base)
 		if err != nil || len(entries) != int(ms.indexEntries) {
 			return fmt.Sprintf("the index of %s does not match it", SegmentFileName(ms.base))
 		}
 		if ms.next < ms.base || (ms.size == 0) != (ms.next == ms.base) {
 			return fmt.Sprintf("its record of %s is inconsistent", SegmentFileName(ms.base))
 		}
-		s.size, s.written, s.synced, s.durable = ms.size, ms.size, ms.size, true
+		s.size, s.synced, s.hinted, s.durable = ms.size, ms.size, ms.size, true
 		s.next, s.maxTs, s.maxEpoch = ms.next, ms.maxTs, ms.maxEpoch
 		s.index.entries = entries
 		s.indexWritten = len(entries)

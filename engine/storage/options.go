@@ -3,6 +3,7 @@ package storage
 import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // Default option values (the spec's §3.1 defaults).
@@ -16,15 +17,18 @@ type Options struct {
 	SegmentBytes       int64 // segment.bytes: roll threshold on log bytes (default 1 MiB)
 	IndexIntervalBytes int64 // index.interval.bytes (default 4096)
 	MaxBatchBytes      int   // decoder payload bound (default record.DefaultMaxBatchBytes)
+	// FS is the file system the log's files live in (default vfs.OS).
+	FS vfs.FS
 }
 
 // DefaultOptions returns the defaults: 1 MiB segments, an index entry every
-// 4096 bytes, 16 MiB batch payloads.
+// 4096 bytes, 16 MiB batch payloads, the real file system.
 func DefaultOptions() Options {
 	return Options{
 		SegmentBytes:       DefaultSegmentBytes,
 		IndexIntervalBytes: DefaultIndexIntervalBytes,
 		MaxBatchBytes:      record.DefaultMaxBatchBytes,
+		FS:                 vfs.OS,
 	}
 }
 
@@ -47,6 +51,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.MaxBatchBytes == 0 {
 		o.MaxBatchBytes = d.MaxBatchBytes
+	}
+	if o.FS == nil {
+		o.FS = d.FS
 	}
 	return o, nil
 }

@@ -121,7 +121,7 @@ func (c *cursor) bytes(s *segment, n int) ([]byte, error) {
 	default:
 		buf = make([]byte, want)
 	}
-	if err := c.l.readAt(s, buf, c.pos); err != nil {
+	if err := s.readFile(buf, c.pos); err != nil {
 		return nil, err
 	}
 	c.win, c.winStart = buf, c.pos

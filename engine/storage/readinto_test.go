@@ -28,6 +28,7 @@ func rawEqual(t *testing.T, what string, got, want []RawBatch) {
 // offset and budget, across segments and across reads that need more than
 // one chunk of the buffer, while one buffer is reused for every read.
 func TestReadBatchesIntoMatchesReadBatches(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(600, 100))
 	for i := range 40 {
 		mustAppend(t, l, values(int64(i), strings.Repeat(string(rune('a'+i%26)), 10+i*7)))

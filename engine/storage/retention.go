@@ -93,7 +93,7 @@ func (l *Log) DeleteClosedSegments(bases []int64) error {
 		l.segs = l.segs[1:]
 		want = want[1:]
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := l.syncDir(l.dir); err != nil {
 		return err
 	}
 	l.markDurable()

@@ -12,6 +12,7 @@ import (
 // every record of the closed segments (each key was written again in the
 // active segment).
 func TestTimeRetentionDeletesRecordlessClosedSegmentDecision28(t *testing.T) {
+	t.Parallel()
 	t.Run("marker only", func(t *testing.T) {
 		l, _ := mustOpen(t, t.TempDir(), opts(80, 1))
 		mustAppend(t, l, record.NewControlBatch("tx", record.Commit))

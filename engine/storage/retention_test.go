@@ -22,6 +22,7 @@ func retentionLog(t *testing.T, dir string, stamps ...int64) *Log {
 
 // R1: time retention deletes the expired prefix.
 func TestR1TimeRetention(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 0, 50, 150, 250)
 	deleted, err := l.ApplyRetention(300, 100, -1)
 	if err != nil {
@@ -38,6 +39,7 @@ func TestR1TimeRetention(t *testing.T) {
 
 // R2: an unexpired segment stops the walk even if later ones are older.
 func TestR2RetentionStopsAtFirstUnexpired(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 250, 0, 0, 250)
 	deleted, err := l.ApplyRetention(300, 100, -1)
 	if err != nil || len(deleted) != 0 {
@@ -48,6 +50,7 @@ func TestR2RetentionStopsAtFirstUnexpired(t *testing.T) {
 
 // R3 and decision 2: size retention counts log bytes only.
 func TestR3SizeRetention(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 0, 50, 150, 250)
 	segs := l.Segments()
 	limit := segs[3].SizeBytes + segs[2].SizeBytes + 20
@@ -66,6 +69,7 @@ func TestR3SizeRetention(t *testing.T) {
 
 // R4: deletions must be a prefix of the closed segments.
 func TestR4DeletePrefixOnly(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 0, 50, 150, 250)
 	wantCode(t, l.DeleteClosedSegments([]int64{0, 2}), kerr.InvalidArgument, "continuous prefix")
 	wantCode(t, l.DeleteClosedSegments([]int64{3}), kerr.InvalidArgument, "closed segments only: [3]")
@@ -79,6 +83,7 @@ func TestR4DeletePrefixOnly(t *testing.T) {
 
 // R5: the log start survives a restart.
 func TestR5RetentionSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := retentionLog(t, dir, 0, 50, 150, 250)
 	if _, err := l.ApplyRetention(300, 100, -1); err != nil {
@@ -98,6 +103,7 @@ func TestR5RetentionSurvivesRestart(t *testing.T) {
 
 // §7.1 combined rules: time selects (0), size extends to (0, 1, 2).
 func TestRetentionCombinedRules(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 0, 50, 150, 250, 260)
 	deleted, err := l.ApplyRetention(200, 150, 250)
 	if err != nil {
@@ -107,6 +113,7 @@ func TestRetentionCombinedRules(t *testing.T) {
 }
 
 func TestRetentionNoLimitsAndEmptySegments(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 0, 50, 150, 250)
 	if d, err := l.ApplyRetention(1<<40, -1, 0); err != nil || len(d) != 0 {
 		t.Fatalf("no limits deleted %v %v", d, err)

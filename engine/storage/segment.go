@@ -5,22 +5,28 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
-// segment is one .log/.index pair and what the log knows about it. Only the
-// active (last) segment has bytes in the log's write buffer; for every other
-// segment written == size.
+// writebackBytes is how many appended bytes of a segment are handed to
+// vfs.StartWriteback at a time: the OS starts writing them to the disk
+// early, so the fsync of a roll or flush has less left to do.
+const writebackBytes = 256 << 10
+
+// segment is one .log/.index pair and what the log knows about it. Every
+// byte the log appended is in the file (handed to the OS); synced says how
+// many of them an fsync made durable.
 type segment struct {
+	fsys      vfs.FS
 	base      int64
 	logPath   string
 	indexPath string
 
 	next     int64 // next offset: the last batch's next offset, or base when empty
-	size     int64 // log bytes, including bytes still in the log's write buffer
-	written  int64 // bytes handed to the OS (the file's length as the log sees it)
+	size     int64 // log bytes: the file's length as the log sees it
 	synced   int64 // bytes made durable by fsync (the page-cache model)
+	hinted   int64 // bytes handed to vfs.StartWriteback
 	durable  bool  // the files' directory entries were fsynced
 	maxTs    int64 // max record timestamp, -1 without records
 	maxEpoch int32 // max batch leader epoch, -1 without batches
@@ -28,11 +34,12 @@ type segment struct {
 	index        offsetIndex
 	indexWritten int // entries already in the index file (-1: no file yet)
 
-	f *os.File // opened lazily for closed segments
+	f vfs.File // opened lazily for closed segments
 }
 
-func newSegment(dir string, base int64) *segment {
+func newSegment(fsys vfs.FS, dir string, base int64) *segment {
 	return &segment{
+		fsys:      fsys,
 		base:      base,
 		logPath:   filepath.Join(dir, SegmentFileName(base)),
 		indexPath: filepath.Join(dir, IndexFileName(base)),
@@ -47,13 +54,13 @@ func newSegment(dir string, base int64) *segment {
 // The index file is created by the segment's first flush (it is derived
 // data; a missing index file is rebuilt at open). The new file is not
 // durable until the directory is fsynced.
-func createSegment(dir string, base int64) (*segment, error) {
-	s := newSegment(dir, base)
-	f, err := os.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+func createSegment(fsys vfs.FS, dir string, base int64) (*segment, error) {
+	s := newSegment(fsys, dir, base)
+	f, err := fsys.OpenFile(s.logPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, storageErr(err, "create segment")
 	}
-	os.Remove(s.indexPath) // a stale index of an earlier segment with this base
+	fsys.Remove(s.indexPath) // a stale index of an earlier segment with this base
 	s.f = f
 	s.indexWritten = -1 // the index file does not exist yet
 	return s, nil
@@ -62,11 +69,11 @@ func createSegment(dir string, base int64) (*segment, error) {
 func (s *segment) hasData() bool { return s.size > 0 }
 
 // file returns the segment's log file, opening it on first use.
-func (s *segment) file() (*os.File, error) {
+func (s *segment) file() (vfs.File, error) {
 	if s.f != nil {
 		return s.f, nil
 	}
-	f, err := os.OpenFile(s.logPath, os.O_RDWR, 0)
+	f, err := s.fsys.OpenFile(s.logPath, os.O_RDWR, 0)
 	if err != nil {
 		return nil, storageErr(err, "open segment")
 	}
@@ -86,27 +93,31 @@ func (s *segment) readFile(p []byte, off int64) error {
 		return nil
 	}
 	if err == io.EOF {
-		return kerr.New(kerr.StorageError, "segment %s ends at byte %d, before the %d bytes the log wrote (damaged while open?)", s.logPath, off+int64(n), s.written)
+		return kerr.New(kerr.StorageError, "segment %s ends at byte %d, before the %d bytes the log wrote (damaged while open?)", s.logPath, off+int64(n), s.size)
 	}
 	return storageErr(err, "read segment")
 }
 
-// writeFile writes p at the end the log knows (s.written), never at the
+// writeFrame writes frame at the end the log knows (s.size), never at the
 // file's current end, so damage done behind the log's back is overwritten
-// exactly as a disk would overwrite it.
-func (s *segment) writeFile(p []byte) error {
-	if len(p) == 0 {
-		return nil
-	}
+// exactly as a disk would overwrite it. It does not change s.size. A
+// failed write (ENOSPC, EIO) is STORAGE_ERROR and leaves no partial frame:
+// the bytes a torn write got in are cut off again.
+func (s *segment) writeFrame(frame []byte) error {
 	f, err := s.file()
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteAt(p, s.written); err != nil {
-		return storageErr(err, "write segment")
+	if n, err := f.WriteAt(frame, s.size); err != nil {
+		if n > 0 {
+			f.Truncate(s.size) // best effort: the next append overwrites them anyway
+		}
+		return storageErr(err, "write segment %s", s.logPath)
 	}
-	startWriteback(f, s.written, int64(len(p)))
-	s.written += int64(len(p))
+	if end := s.size + int64(len(frame)); end-s.hinted >= writebackBytes {
+		vfs.StartWriteback(f, s.hinted, end-s.hinted)
+		s.hinted = end
+	}
 	return nil
 }
 
@@ -128,7 +139,7 @@ func (s *segment) syncLog() error {
 	if err != nil {
 		return err
 	}
-	if err := fsync(f); err != nil {
+	if err := f.Sync(); err != nil {
 		return storageErr(err, "fsync segment")
 	}
 	s.synced = s.size
@@ -141,7 +152,7 @@ func (s *segment) syncIndex() error {
 	if s.indexWritten == len(s.index.entries) {
 		return nil
 	}
-	f, err := os.OpenFile(s.indexPath, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := s.fsys.OpenFile(s.indexPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return storageErr(err, "open index")
 	}
@@ -152,7 +163,7 @@ func (s *segment) syncIndex() error {
 		err = f.Truncate(int64(len(s.index.entries)) * IndexEntrySize)
 	}
 	if err == nil {
-		err = fsync(f)
+		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -180,10 +191,10 @@ func (s *segment) closeFile() error {
 // remove closes and deletes both files.
 func (s *segment) remove() error {
 	s.closeFile()
-	if err := os.Remove(s.logPath); err != nil && !os.IsNotExist(err) {
+	if err := s.fsys.Remove(s.logPath); err != nil && !vfs.IsNotExist(err) {
 		return storageErr(err, "delete segment")
 	}
-	if err := os.Remove(s.indexPath); err != nil && !os.IsNotExist(err) {
+	if err := s.fsys.Remove(s.indexPath); err != nil && !vfs.IsNotExist(err) {
 		return storageErr(err, "delete index")
 	}
 	return nil
@@ -198,27 +209,10 @@ func (s *segment) info(active bool) SegmentInfo {
 	}
 }
 
-// skipFsync turns fsync into a no-op. Only tests set it: benchmarks, to
-// measure how much of a workload's time the disk's fsyncs take (-nofsync),
-// and the state-machine test, to spare the disk. The page-cache model
-// tracks flushed lengths itself and behaves the same either way.
-var skipFsync = false
-
-// fsync makes a file's (or directory's) written state durable.
-func fsync(f *os.File) error {
-	if skipFsync {
-		return nil
-	}
-	return f.Sync()
-}
-
-// syncDir fsyncs a directory so that created, renamed and removed entries
-// are durable.
-func syncDir(dir string) error {
-	if skipFsync {
-		return nil
-	}
-	if err := atomicfile.SyncDir(dir); err != nil {
+// syncDir fsyncs the log's directory so that created, renamed and removed
+// entries are durable.
+func (l *Log) syncDir(dir string) error {
+	if err := l.opts.FS.SyncDir(dir); err != nil {
 		return storageErr(err, "fsync directory")
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 // S1: a scan from offset 1 expands batches into records; LEO and max
 // timestamp follow the batches.
 func TestS1SegmentScan(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 1))
 	mustAppend(t, l, record.NewBatch([]record.Record{rec("", "a", 0), rec("", "b", 1)}))
 	mustAppend(t, l, values(2, "c"))
@@ -30,6 +31,7 @@ func TestS1SegmentScan(t *testing.T) {
 
 // S2: a batch assigned at 1 cannot go into an empty log (base 0).
 func TestS2NonContiguousBase(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(0, 1))
 	b, _ := values(0, "x").Assign(1, 0)
 	frame, _ := record.Encode(b)
@@ -43,6 +45,7 @@ func TestS2NonContiguousBase(t *testing.T) {
 // S3: after a flush the log file holds exactly the log's bytes and the
 // index file is not empty.
 func TestS3FlushWritesFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 0))
 	mustAppend(t, l, values(0, "a"))
@@ -62,6 +65,7 @@ func TestS3FlushWritesFiles(t *testing.T) {
 
 // S4: a torn frame after one valid batch is truncated away at open.
 func TestS4PartialTailRepaired(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 8))
 	mustAppend(t, l, values(0, "safe"))
@@ -87,6 +91,7 @@ func TestS4PartialTailRepaired(t *testing.T) {
 
 // S5: a flipped last byte invalidates the second batch only.
 func TestS5FlippedTailByte(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 0))
 	first := mustAppend(t, l, values(0, "one"))
@@ -105,6 +110,7 @@ func TestS5FlippedTailByte(t *testing.T) {
 
 // S6: the same damage in a closed segment stops the open.
 func TestS6ClosedSegmentCorruption(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 0))
 	mustAppend(t, l, values(0, "one"))
@@ -122,6 +128,7 @@ func TestS6ClosedSegmentCorruption(t *testing.T) {
 
 // S7: a deleted index is rebuilt from the log at open.
 func TestS7MissingIndexRebuilt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(0, 1))
 	mustAppend(t, l, values(0, "a"))
@@ -144,6 +151,7 @@ func TestS7MissingIndexRebuilt(t *testing.T) {
 
 // §6.3 index rule examples.
 func TestIndexRuleExamples(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 200))
 	for i := 0; i < 10; i++ {
 		if info := mustAppend(t, l, values(0, strings.Repeat("x", 30))); info.Size != 104 {

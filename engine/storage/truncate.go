@@ -1,10 +1,9 @@
 package storage
 
 import (
-	"os"
-
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // TruncateTo removes every batch at or after offset, as a follower does to
@@ -32,9 +31,6 @@ func (l *Log) TruncateTo(offset int64) error {
 	}
 	if offset == leo {
 		return nil
-	}
-	if err := l.writeOut(); err != nil {
-		return err
 	}
 	if l.dirDirty {
 		// Truncation may shorten a closed segment: make the consumed
@@ -121,11 +117,11 @@ func (l *Log) TruncateTo(offset int64) error {
 		if err := f.Truncate(cut); err != nil {
 			return storageErr(err, "truncate segment")
 		}
-		seg.size, seg.written, seg.synced = cut, cut, min(seg.synced, cut)
+		seg.size, seg.synced, seg.hinted = cut, min(seg.synced, cut), min(seg.hinted, cut)
 		seg.next, seg.maxTs, seg.maxEpoch = res.next, res.maxTs, res.maxEpoch
 		seg.index.entries = res.entries
 		seg.indexWritten = 0
-		if err := os.Truncate(seg.indexPath, 0); err != nil && !os.IsNotExist(err) {
+		if err := l.opts.FS.Truncate(seg.indexPath, 0); err != nil && !vfs.IsNotExist(err) {
 			return storageErr(err, "truncate index")
 		}
 		seg.synced = -1 // force the fsync below
@@ -140,13 +136,13 @@ func (l *Log) TruncateTo(offset int64) error {
 		return err
 	}
 	if l.LEO() < offset {
-		s, err := createSegment(l.dir, offset)
+		s, err := createSegment(l.opts.FS, l.dir, offset)
 		if err != nil {
 			return err
 		}
 		l.segs = append(l.segs, s)
 	}
-	if err := syncDir(l.dir); err != nil {
+	if err := l.syncDir(l.dir); err != nil {
 		return err
 	}
 	l.markDurable()
@@ -173,7 +169,6 @@ func (l *Log) ResetTo(offset int64) error {
 	if offset < 0 {
 		return kerr.Argument("reset offset cannot be negative, got %d", offset)
 	}
-	l.wbuf = l.wbuf[:0]
 	for len(l.segs) > 0 {
 		last := l.segs[len(l.segs)-1]
 		if err := last.remove(); err != nil {
@@ -181,12 +176,12 @@ func (l *Log) ResetTo(offset int64) error {
 		}
 		l.segs = l.segs[:len(l.segs)-1]
 	}
-	s, err := createSegment(l.dir, offset)
+	s, err := createSegment(l.opts.FS, l.dir, offset)
 	if err != nil {
 		return err
 	}
 	l.segs = []*segment{s}
-	if err := syncDir(l.dir); err != nil {
+	if err := l.syncDir(l.dir); err != nil {
 		return err
 	}
 	l.markDurable()

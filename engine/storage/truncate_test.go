@@ -41,6 +41,7 @@ func fileBytes(t *testing.T, dir string) map[string]string {
 // boundary, keeps the log start, and touches only the segment holding the
 // boundary and later ones.
 func TestDecision9TruncateAcrossCompactionGap(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		to      int64
 		want    []string
@@ -96,6 +97,7 @@ func TestDecision9TruncateAcrossCompactionGap(t *testing.T) {
 
 // Offsets inside a batch or inside a gap (not after a batch) are refused.
 func TestTruncateRejectsNonBoundaries(t *testing.T) {
+	t.Parallel()
 	l := gapLog(t, t.TempDir())
 	before := fileBytes(t, l.Dir())
 	for _, off := range []int64{12, -1} {
@@ -121,6 +123,7 @@ func TestTruncateRejectsNonBoundaries(t *testing.T) {
 
 // Truncation across segments of a plain log, with unflushed bytes.
 func TestTruncateAcrossSegments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(200, 1))
 	for i := 0; i < 10; i++ {
@@ -153,6 +156,7 @@ func TestTruncateAcrossSegments(t *testing.T) {
 
 // After retention the log start is a boundary and stays the log start.
 func TestTruncateToLogStartAfterRetention(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 0, 50, 150, 250)
 	l.ApplyRetention(300, 100, -1)
 	if err := l.TruncateTo(3); err != nil {
@@ -166,6 +170,7 @@ func TestTruncateToLogStartAfterRetention(t *testing.T) {
 
 // ResetTo empties the log and restarts it at any offset, durably.
 func TestResetTo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := retentionLog(t, dir, 0, 50, 150, 250)
 	l.SetLeaderEpoch(3)

@@ -9,6 +9,7 @@ import (
 // The tutorial's Ch.2 experiment (§6.6, §18): rolling, the active index,
 // and a torn tail repaired at reopen.
 func TestTutorialCh2Experiment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(120, 1))
 	for i := 0; i < 3; i++ {
@@ -31,6 +32,7 @@ func TestTutorialCh2Experiment(t *testing.T) {
 
 // Ch.2 exercise 2: deleting the active index before reopening.
 func TestTutorialCh2DeleteActiveIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l, _ := mustOpen(t, dir, opts(120, 1))
 	for i := 0; i < 3; i++ {
@@ -49,6 +51,7 @@ func TestTutorialCh2DeleteActiveIndex(t *testing.T) {
 
 // The Ch.3 retention experiment: "retention deleted: (0, 1, 2) start: 3".
 func TestTutorialCh3Retention(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	for i, ts := range []int64{0, 50, 150, 250} {
 		if i > 0 {
@@ -67,6 +70,7 @@ func TestTutorialCh3Retention(t *testing.T) {
 
 // The Ch.3 compaction experiment: "compaction: 4 -> 3" and the records.
 func TestTutorialCh3Compaction(t *testing.T) {
+	t.Parallel()
 	l, _ := mustOpen(t, t.TempDir(), opts(1<<20, 1))
 	kv(t, l, "a=1@0", "b=x@1", "|", "a=2@2", "-=event@3", "|", "active=keep@4")
 	res, err := l.Compact(10, 1000, nil)
@@ -82,6 +86,7 @@ func TestTutorialCh3Compaction(t *testing.T) {
 // Ch.3 exercise 1: closed maxima 250, 0, 0 at clock 300, retention 100:
 // nothing is deleted, by the prefix rule.
 func TestTutorialCh3Exercise1(t *testing.T) {
+	t.Parallel()
 	l := retentionLog(t, t.TempDir(), 250, 0, 0, 300)
 	if d, _ := l.ApplyRetention(300, 100, -1); len(d) != 0 {
 		t.Fatalf("deleted %v", d)
@@ -91,6 +96,7 @@ func TestTutorialCh3Exercise1(t *testing.T) {
 // Ch.3 exercise 2: the tombstone stays at its offset at clock 500 and is
 // gone at clock 2000.
 func TestTutorialCh3Exercise2(t *testing.T) {
+	t.Parallel()
 	for clock, want := range map[int64][]string{
 		500:  {"1:a=<nil>", "2:active=x"},
 		2000: {"2:active=x"},

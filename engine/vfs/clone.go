@@ -1,10 +1,8 @@
 package vfs
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -178,20 +176,3 @@ func MemFrom(src FS, dir string) (*Mem, error) {
 	m.SyncAll()
 	return m, nil
 }
-
-// WriteFile writes data to name on fsys, creating or truncating it, as
-// os.WriteFile does (no sync).
-func WriteFile(fsys FS, name string, data []byte, perm fs.FileMode) error {
-	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// IsNotExist is errors.Is(err, fs.ErrNotExist).
-func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -195,3 +195,24 @@ func BenchmarkMemWriteAfterClone(b *testing.B) {
 		f.WriteAt(rec, 1000*120/6)
 	}
 }
+
+// MkdirAllSynced makes every directory it creates durable, and costs no
+// fsync for one that exists.
+func TestMkdirAllSynced(t *testing.T) {
+	t.Parallel()
+	m := NewMem()
+	mustNil(t, m.Mkdir("data", 0o755))
+	m.SyncAll()
+	mustNil(t, MkdirAllSynced(m, "data/broker-1/orders-0", 0o755))
+	m.Crash()
+	if _, err := m.Stat("data/broker-1/orders-0"); err != nil {
+		t.Fatalf("a new directory did not survive a crash: %v", err)
+	}
+	m.Inject(Fault{Op: OpSyncDir, Persistent: true})
+	mustNil(t, MkdirAllSynced(m, "data/broker-1", 0o755)) // exists: no fsync
+	if err := MkdirAllSynced(m, "data/broker-2", 0o755); err == nil {
+		t.Fatal("a failing directory fsync went unreported")
+	}
+	m.ClearFaults()
+	mustNil(t, MkdirAllSynced(OS, filepath.Join(t.TempDir(), "a", "b"), 0o755))
+}

@@ -1,9 +1,0 @@
-//go:build !linux || arm
-
-package storage
-
-import "os"
-
-// startWriteback is a no-op where the syscall package has no
-// sync_file_range.
-func startWriteback(f *os.File, off, n int64) {}

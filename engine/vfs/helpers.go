@@ -1,0 +1,51 @@
+package vfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile writes data to name on fsys, creating or truncating it, as
+// os.WriteFile does (no sync).
+func WriteFile(fsys FS, name string, data []byte, perm fs.FileMode) error {
+	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// IsNotExist is errors.Is(err, fs.ErrNotExist).
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// MkdirAllSynced is MkdirAll that also makes the new directories durable:
+// for every directory it creates, the parent directory is fsynced, so the
+// new entry survives a machine crash. An existing directory is left alone
+// and costs no fsync.
+func MkdirAllSynced(fsys FS, dir string, perm fs.FileMode) error {
+	var created []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := fsys.Stat(d); err == nil || !IsNotExist(err) {
+			break
+		}
+		created = append(created, d)
+		if parent := filepath.Dir(d); parent == d {
+			break
+		}
+	}
+	if err := fsys.MkdirAll(dir, perm); err != nil {
+		return err
+	}
+	for i := len(created) - 1; i >= 0; i-- {
+		if err := fsys.SyncDir(filepath.Dir(created[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
