@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // LifecycleState is where a cluster stands (§15.2–§15.3).
@@ -125,10 +125,10 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	if clk == nil {
 		clk = clock.NewManual(0)
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if err := vfs.MkdirAllSynced(cfg.fs(), cfg.DataDir, 0o755); err != nil {
 		return nil, report, kerr.Wrap(kerr.StorageError, err, "create data directory")
 	}
-	topics, err := loadMetadata(cfg.DataDir)
+	topics, err := loadMetadata(cfg.fs(), cfg.DataDir)
 	if err != nil {
 		return nil, report, err
 	}
@@ -184,7 +184,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	// Step 3: producer identities, then one replica set per partition. The
 	// offset store, the groups and the transaction journal come last
 	// (openCoordination): transaction recovery needs the replica sets.
-	if c.identities, err = producer.OpenIdentityStore(cfg.DataDir); err != nil {
+	if c.identities, err = producer.OpenIdentityStore(cfg.fs(), cfg.DataDir); err != nil {
 		closeAll()
 		return nil, report, err
 	}
@@ -206,7 +206,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		}
 	}
 	if newEpochs {
-		if err := saveMetadata(cfg.DataDir, c.metadataList()); err != nil {
+		if err := saveMetadata(cfg.fs(), cfg.DataDir, c.metadataList()); err != nil {
 			closeAll()
 			return nil, report, err
 		}
@@ -231,6 +231,7 @@ func (c *Cluster) storageOptions() storage.Options {
 	o := storage.DefaultOptions()
 	o.SegmentBytes = c.cfg.SegmentBytes
 	o.IndexIntervalBytes = c.cfg.IndexIntervalBytes
+	o.FS = c.cfg.fs()
 	return o
 }
 

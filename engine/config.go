@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // Config is a cluster's configuration (§3.1), with Kafka's names for the
@@ -17,6 +18,10 @@ type Config struct {
 	DataDir string
 	// BrokerIDs are the simulated brokers, in placement order (§5.2).
 	BrokerIDs []int32
+	// FS is the file system DataDir lives in; nil means the real one
+	// (vfs.OS). It is not a knob (ConfigKeys, String and Set leave it
+	// alone): tests choose a vfs.Mem, snapshots carry one.
+	FS vfs.FS
 
 	SegmentBytes         int64 // segment.bytes
 	IndexIntervalBytes   int64 // index.interval.bytes
@@ -166,7 +171,15 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// clone returns a deep copy.
+// fs is the file system the cluster's files live in.
+func (c Config) fs() vfs.FS {
+	if c.FS == nil {
+		return vfs.OS
+	}
+	return c.FS
+}
+
+// clone returns a deep copy (the file system is shared, not copied).
 func (c Config) clone() Config {
 	c.BrokerIDs = append([]int32(nil), c.BrokerIDs...)
 	return c

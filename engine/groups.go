@@ -45,17 +45,17 @@ type CoordinationReport struct {
 // follows their acknowledgement). It runs at the end of Open, once every
 // replica set exists.
 func (c *Cluster) openCoordination(report *OpenReport) error {
-	dir := c.cfg.DataDir
-	offsets, err := group.OpenOffsetStore(filepath.Join(dir, group.OffsetsFileName))
+	dir, fsys := c.cfg.DataDir, c.cfg.fs()
+	offsets, err := group.OpenOffsetStore(fsys, filepath.Join(dir, group.OffsetsFileName))
 	if err != nil {
 		return err
 	}
-	groups, err := group.OpenCoordinator(filepath.Join(dir, group.GroupsFileName), c.clock,
+	groups, err := group.OpenCoordinator(fsys, filepath.Join(dir, group.GroupsFileName), c.clock,
 		c.topicPartitionCounts, func() int64 { return c.cfg.SessionTimeoutMs }, offsets)
 	if err != nil {
 		return err
 	}
-	m, jrep, err := txn.Open(filepath.Join(dir, txn.JournalFileName), offsets)
+	m, jrep, err := txn.Open(fsys, filepath.Join(dir, txn.JournalFileName), offsets)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // MetadataFile is the cluster metadata's file name, MetadataTempFile the
@@ -134,9 +134,9 @@ func DecodeMetadata(data []byte) ([]TopicMetadata, error) {
 
 // loadMetadata reads dir/metadata.json; a missing file means no topics. An
 // unreadable or invalid file is STORAGE_ERROR "invalid metadata file {path}".
-func loadMetadata(dir string) ([]TopicMetadata, error) {
+func loadMetadata(fsys vfs.FS, dir string) ([]TopicMetadata, error) {
 	path := filepath.Join(dir, MetadataFile)
-	data, err := os.ReadFile(path)
+	data, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -152,9 +152,9 @@ func loadMetadata(dir string) ([]TopicMetadata, error) {
 
 // saveMetadata replaces dir/metadata.json atomically: write metadata.tmp,
 // fsync it, rename it over metadata.json, fsync the directory.
-func saveMetadata(dir string, topics []TopicMetadata) error {
+func saveMetadata(fsys vfs.FS, dir string, topics []TopicMetadata) error {
 	path := filepath.Join(dir, MetadataFile)
-	if err := atomicfile.Replace(path, EncodeMetadata(topics), true); err != nil {
+	if err := atomicfile.Replace(fsys, path, EncodeMetadata(topics), true); err != nil {
 		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
 	}
 	return nil

@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -82,7 +81,7 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, e
 			}
 		}
 		for i := len(created) - 1; i >= 0; i-- {
-			os.RemoveAll(created[i])
+			c.cfg.fs().RemoveAll(created[i])
 		}
 	}
 	for _, p := range tm.Partitions {
@@ -90,12 +89,12 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, e
 		for _, b := range p.Replicas {
 			dir := c.replicaDir(p.TP(), b)
 			parent := filepath.Dir(dir)
-			if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+			if _, err := c.cfg.fs().Stat(parent); errors.Is(err, fs.ErrNotExist) {
 				created = append(created, parent)
 			}
 			// A directory for a topic that is not in the metadata is debris of
 			// an interrupted creation: start clean.
-			if err := os.RemoveAll(dir); err != nil {
+			if err := c.cfg.fs().RemoveAll(dir); err != nil {
 				undo()
 				return TopicMetadata{}, kerr.Wrap(kerr.StorageError, err, "clear %s", dir)
 			}
@@ -110,7 +109,7 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, e
 	}
 	all := append(c.metadataList(), tm)
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
-	if err := saveMetadata(c.cfg.DataDir, all); err != nil {
+	if err := saveMetadata(c.cfg.fs(), c.cfg.DataDir, all); err != nil {
 		undo()
 		return TopicMetadata{}, err
 	}
@@ -120,7 +119,7 @@ func (c *Cluster) CreateTopic(name string, partitions, rf int) (TopicMetadata, e
 		if err != nil {
 			// Unreachable for fresh, empty logs; restore the old metadata.
 			undo()
-			saveMetadata(c.cfg.DataDir, c.metadataList())
+			saveMetadata(c.cfg.fs(), c.cfg.DataDir, c.metadataList())
 			return TopicMetadata{}, err
 		}
 		sets[p.TP()] = rs
@@ -211,7 +210,7 @@ func (c *Cluster) replicaSet(tp TopicPartition) (*replication.ReplicaSet, error)
 // leaves memory and disk disagreeing, so it becomes the cluster's terminal
 // error.
 func (c *Cluster) syncMetadata() error {
-	if err := saveMetadata(c.cfg.DataDir, c.metadataList()); err != nil {
+	if err := saveMetadata(c.cfg.fs(), c.cfg.DataDir, c.metadataList()); err != nil {
 		return c.fail(err)
 	}
 	return nil

@@ -6,9 +6,10 @@
 package atomicfile
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // TempName is the temporary sibling used for path: the same name with the
@@ -17,12 +18,12 @@ func TempName(path string) string {
 	return path[:len(path)-len(filepath.Ext(path))] + ".tmp"
 }
 
-// Replace writes data to TempName(path), fsyncs it, renames it over path
-// and, with syncDir, fsyncs path's directory. On failure the temporary file
-// is removed and path is untouched.
-func Replace(path string, data []byte, syncDir bool) error {
+// Replace writes data to TempName(path) on fsys, fsyncs it, renames it over
+// path and, with syncDir, fsyncs path's directory. On failure the temporary
+// file is removed and path is untouched.
+func Replace(fsys vfs.FS, path string, data []byte, syncDir bool) error {
 	tmp := TempName(path)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -34,31 +35,14 @@ func Replace(path string, data []byte, syncDir bool) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = fsys.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		fsys.Remove(tmp)
 		return err
 	}
 	if syncDir {
-		return SyncDir(filepath.Dir(path))
-	}
-	return nil
-}
-
-// SyncDir fsyncs a directory, so that entries created, renamed or removed
-// in it are durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
+		return fsys.SyncDir(filepath.Dir(path))
 	}
 	return nil
 }

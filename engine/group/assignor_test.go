@@ -28,6 +28,7 @@ func concat(lists ...[]topic.Partition) []topic.Partition {
 
 // A1: a and b on orders 0..3 → a (0, 2), b (1, 3), disjoint.
 func TestRoundRobinA1TwoMembersOneTopic(t *testing.T) {
+	t.Parallel()
 	got := RoundRobin(map[string][]string{"a": {"orders"}, "b": {"orders"}}, map[string]int32{"orders": 4})
 	want := map[string][]topic.Partition{"a": tps("orders", 0, 2), "b": tps("orders", 1, 3)}
 	if !reflect.DeepEqual(got, want) {
@@ -38,6 +39,7 @@ func TestRoundRobinA1TwoMembersOneTopic(t *testing.T) {
 // A2: orders-only{orders} and all{orders, payments}: payments-0 goes to all,
 // never to orders-only.
 func TestRoundRobinA2SubscriptionAware(t *testing.T) {
+	t.Parallel()
 	got := RoundRobin(
 		map[string][]string{"orders-only": {"orders"}, "all": {"orders", "payments"}},
 		map[string]int32{"orders": 2, "payments": 1})
@@ -62,6 +64,7 @@ func TestRoundRobinA2SubscriptionAware(t *testing.T) {
 
 // §11.3 observed: the cursor carries over between topics.
 func TestRoundRobinCursorCarriesAcrossTopics(t *testing.T) {
+	t.Parallel()
 	got := RoundRobin(
 		map[string][]string{"a": {"x", "y"}, "b": {"x", "y"}, "c": {"y"}},
 		map[string]int32{"x": 3, "y": 3})
@@ -77,6 +80,7 @@ func TestRoundRobinCursorCarriesAcrossTopics(t *testing.T) {
 
 // §11.3 observed: ids sort as byte strings, so m10 < m2 < m9.
 func TestRoundRobinByteWiseMemberOrder(t *testing.T) {
+	t.Parallel()
 	subs := map[string][]string{"m2": {"t"}, "m9": {"t"}, "m10": {"t"}}
 	got := RoundRobin(subs, map[string]int32{"t": 4})
 	want := map[string][]topic.Partition{"m10": tps("t", 0, 3), "m2": tps("t", 1), "m9": tps("t", 2)}
@@ -86,6 +90,7 @@ func TestRoundRobinByteWiseMemberOrder(t *testing.T) {
 }
 
 func TestRoundRobinUnsubscribedTopicDoesNotMoveCursor(t *testing.T) {
+	t.Parallel()
 	// "b" has 5 partitions and nobody subscribes: the cursor stays where "a" left it.
 	got := RoundRobin(map[string][]string{"m1": {"a", "c"}, "m2": {"a", "c"}, "idle": {}},
 		map[string]int32{"a": 1, "b": 5, "c": 2})
@@ -100,6 +105,7 @@ func TestRoundRobinUnsubscribedTopicDoesNotMoveCursor(t *testing.T) {
 }
 
 func TestRoundRobinNoMembers(t *testing.T) {
+	t.Parallel()
 	if got := RoundRobin(nil, map[string]int32{"a": 3}); len(got) != 0 {
 		t.Fatalf("got %v", got)
 	}
@@ -109,6 +115,7 @@ func TestRoundRobinNoMembers(t *testing.T) {
 // only to a subscriber; unsubscribed topics are not assigned; every member
 // has a list.
 func TestRoundRobinProperty(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		nTopics := rapid.IntRange(0, 5).Draw(t, "topics")
 		parts := map[string]int32{}

@@ -8,6 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // State is a group's state (§11.2).
@@ -105,6 +106,7 @@ type Coordinator struct {
 	topics           Topics
 	sessionTimeoutMs func() int64
 	offsets          *OffsetStore
+	fsys             vfs.FS
 	path             string // groups file; "" keeps membership in memory only
 	groups           map[string]*groupState
 }
@@ -117,14 +119,14 @@ func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs func() int6
 }
 
 // OpenCoordinator is NewCoordinator with membership persisted in path
-// (groups.json): the file is loaded (missing means no groups; anything
+// (groups.json) on fsys: the file is loaded (missing means no groups; anything
 // malformed is STORAGE_ERROR "invalid group file {path}") and rewritten
 // atomically on every join, leave and expiry. Loaded members get the
 // deadline now + session.timeout.ms.
-func OpenCoordinator(path string, clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) (*Coordinator, error) {
+func OpenCoordinator(fsys vfs.FS, path string, clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) (*Coordinator, error) {
 	c := NewCoordinator(clk, topics, sessionTimeoutMs, offsets)
-	c.path = path
-	groups, err := loadGroups(path, clk.NowMs()+sessionTimeoutMs())
+	c.fsys, c.path = fsys, path
+	groups, err := loadGroups(fsys, path, clk.NowMs()+sessionTimeoutMs())
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +351,7 @@ func (c *Coordinator) store(id string, next *groupState) error {
 	if c.path != "" {
 		all := maps.Clone(c.groups)
 		all[id] = next
-		if err := replaceFile(c.path, encodeGroups(all)); err != nil {
+		if err := replaceFile(c.fsys, c.path, encodeGroups(all)); err != nil {
 			return kerr.Wrap(kerr.StorageError, err, "cannot write group file %s", c.path)
 		}
 	}

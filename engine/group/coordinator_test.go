@@ -2,7 +2,6 @@ package group
 
 import (
 	"errors"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 type fixture struct {
@@ -23,7 +23,7 @@ type fixture struct {
 // with the given number of partitions.
 func newFixture(t *testing.T, orders int32) *fixture {
 	t.Helper()
-	store, err := OpenOffsetStore(filepath.Join(t.TempDir(), OffsetsFileName))
+	store, err := OpenOffsetStore(vfs.NewMem(), OffsetsFileName) // in memory: the coordinator's logic, not the file
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +84,7 @@ func disjoint(a, b []topic.Partition) bool {
 
 // G1: join, join, refresh, leave.
 func TestG1JoinAndLeave(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	a := f.join(t, "g", "a", "orders")
 	if len(a.Assignment) != 4 {
@@ -117,6 +118,7 @@ func TestG1JoinAndLeave(t *testing.T) {
 
 // G2: the heartbeat lease.
 func TestG2HeartbeatExtendsLease(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	r := f.join(t, "g", "a", "orders")
 	f.advance(t, 80)
@@ -135,6 +137,7 @@ func TestG2HeartbeatExtendsLease(t *testing.T) {
 
 // G3: both members expire after 101 ms; one rebalance; state EMPTY.
 func TestG3ExpiryIsStrictAndOneRebalance(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	f.join(t, "g", "a", "orders")
 	b := f.join(t, "g", "b", "orders")
@@ -163,6 +166,7 @@ func TestG3ExpiryIsStrictAndOneRebalance(t *testing.T) {
 }
 
 func TestExpiryVisitsGroupsInOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	f.join(t, "zeta", "m1", "orders")
 	f.join(t, "alpha", "m2", "orders")
@@ -176,6 +180,7 @@ func TestExpiryVisitsGroupsInOrder(t *testing.T) {
 
 // G5: a's commit with the old generation is fenced.
 func TestG5StaleGenerationCommit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	a := f.join(t, "g", "a", "orders")
 	f.join(t, "g", "b", "orders")
@@ -191,6 +196,7 @@ func TestG5StaleGenerationCommit(t *testing.T) {
 
 // G6: committing another member's partition is NOT_PARTITION_OWNER.
 func TestG6NotPartitionOwner(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	f.join(t, "g", "a", "orders")
 	b := f.join(t, "g", "b", "orders")
@@ -211,6 +217,7 @@ func TestG6NotPartitionOwner(t *testing.T) {
 // §16.2 at the coordinator: the rebalance lab's landmarks, and §11.4 (no
 // revoke barrier: member 1's old view would overlap until it refreshes).
 func TestRebalanceLabLandmarks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	m1 := f.join(t, "workers", "member-1", "orders")
 	if m1.Generation != 1 || !reflect.DeepEqual(m1.Assignment, tps("orders", 0, 1, 2, 3)) {
@@ -234,6 +241,7 @@ func TestRebalanceLabLandmarks(t *testing.T) {
 }
 
 func TestRejoinBumpsGeneration(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	r1 := f.join(t, "g", "a", "orders")
 	r2 := f.join(t, "g", "a", "orders")
@@ -243,6 +251,7 @@ func TestRejoinBumpsGeneration(t *testing.T) {
 }
 
 func TestJoinArgumentErrorsChangeNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	_, err := f.c.Join("", "a", []string{"orders"})
 	wantCode(t, err, kerr.InvalidArgument)
@@ -269,6 +278,7 @@ func TestJoinArgumentErrorsChangeNothing(t *testing.T) {
 }
 
 func TestLeaveUnknownIsNoOp(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	if f.leave(t, "nope", "a") {
 		t.Fatal("leave of unknown group removed someone")
@@ -285,6 +295,7 @@ func TestLeaveUnknownIsNoOp(t *testing.T) {
 // Heartbeat check order: group, generation, member (decision 21 for the
 // unknown group's code and message).
 func TestHeartbeatCheckOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	err := f.c.Heartbeat("zzz", "a", 0)
 	wantCode(t, err, kerr.UnknownMember)
@@ -301,6 +312,7 @@ func TestHeartbeatCheckOrder(t *testing.T) {
 }
 
 func TestAssignmentAndStateErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	_, err := f.c.Assignment("g", "a")
 	wantCode(t, err, kerr.UnknownMember)
@@ -313,6 +325,7 @@ func TestAssignmentAndStateErrors(t *testing.T) {
 
 // The normative commit order (§11.2).
 func TestCommitCheckOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	tp0 := topic.Partition{Topic: "orders", Partition: 0}
 	wantCode(t, f.c.Commit("g", "a", 0, Offsets{tp0: 1}), kerr.UnknownMember)
@@ -335,6 +348,7 @@ func TestCommitCheckOrder(t *testing.T) {
 
 // A new topic is picked up at the next membership change, not before.
 func TestNewTopicWaitsForNextRebalance(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	f.topics["payments"] = 1
 	f.join(t, "g", "a", "orders", "payments")
@@ -346,6 +360,7 @@ func TestNewTopicWaitsForNextRebalance(t *testing.T) {
 }
 
 func TestDescribeAndList(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	f.join(t, "workers", "member-2", "orders")
 	r := f.join(t, "workers", "member-1", "orders")
@@ -388,6 +403,7 @@ func TestDescribeAndList(t *testing.T) {
 }
 
 func TestStateNames(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[State][2]string{
 		Empty: {"empty", "Empty"}, PreparingRebalance: {"preparing_rebalance", "PreparingRebalance"}, Stable: {"stable", "Stable"},
 	} {

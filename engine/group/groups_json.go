@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/pyjson"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // GroupsFileName is the coordinator's membership file in the data directory.
@@ -92,8 +92,8 @@ type groupEntry struct {
 
 // loadGroups reads groups.json; every loaded member gets deadline. A missing
 // file is no groups.
-func loadGroups(path string, deadline int64) (map[string]*groupState, error) {
-	data, err := os.ReadFile(path)
+func loadGroups(fsys vfs.FS, path string, deadline int64) (map[string]*groupState, error) {
+	data, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]*groupState{}, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 type persisted struct {
@@ -22,7 +23,7 @@ type persisted struct {
 func newPersisted(t *testing.T) *persisted {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := OpenOffsetStore(filepath.Join(dir, OffsetsFileName))
+	store, err := OpenOffsetStore(vfs.OS, filepath.Join(dir, OffsetsFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func newPersisted(t *testing.T) *persisted {
 
 func (p *persisted) open(t *testing.T) *Coordinator {
 	t.Helper()
-	c, err := OpenCoordinator(p.path, p.clk, func() map[string]int32 { return p.topics }, func() int64 { return p.timeout }, p.store)
+	c, err := OpenCoordinator(vfs.OS, p.path, p.clk, func() map[string]int32 { return p.topics }, func() int64 { return p.timeout }, p.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +44,7 @@ func (p *persisted) open(t *testing.T) *Coordinator {
 // members keep their assignment and generation and expire a session after
 // the coordinator loaded them.
 func TestMembershipSurvivesReopen(t *testing.T) {
+	t.Parallel()
 	p := newPersisted(t)
 	c := p.open(t)
 	if _, err := os.Stat(p.path); !errors.Is(err, os.ErrNotExist) {
@@ -102,6 +104,7 @@ func TestMembershipSurvivesReopen(t *testing.T) {
 
 // The session timeout is read live (config set session.timeout.ms).
 func TestSessionTimeoutIsReadLive(t *testing.T) {
+	t.Parallel()
 	p := newPersisted(t)
 	c := p.open(t)
 	if _, err := c.Join("g", "a", []string{"orders"}); err != nil {
@@ -121,6 +124,7 @@ func TestSessionTimeoutIsReadLive(t *testing.T) {
 
 // A groups file that cannot be written changes nothing.
 func TestGroupsWriteFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	p := newPersisted(t)
 	c := p.open(t)
 	if _, err := c.Join("g", "a", []string{"orders"}); err != nil {
@@ -152,6 +156,7 @@ func TestGroupsWriteFailureChangesNothing(t *testing.T) {
 }
 
 func TestGroupsInvalidFiles(t *testing.T) {
+	t.Parallel()
 	for name, content := range map[string]string{
 		"not json":           `{`,
 		"no version":         `{"groups":{}}`,
@@ -168,7 +173,7 @@ func TestGroupsInvalidFiles(t *testing.T) {
 			if err := os.WriteFile(p.path, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := OpenCoordinator(p.path, p.clk, func() map[string]int32 { return nil }, func() int64 { return 1 }, p.store)
+			_, err := OpenCoordinator(vfs.OS, p.path, p.clk, func() map[string]int32 { return nil }, func() int64 { return 1 }, p.store)
 			if !errors.Is(err, kerr.StorageError) {
 				t.Fatalf("got %v", err)
 			}

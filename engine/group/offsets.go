@@ -4,13 +4,13 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // OffsetsFileName is the offset store's file in the data directory (§4).
@@ -32,17 +32,18 @@ type CommittedOffset struct {
 // and the directory is fsynced. If writing fails, the store keeps its
 // previous contents in memory as well.
 type OffsetStore struct {
+	fsys   vfs.FS
 	path   string
 	groups map[string]Offsets
 }
 
-// OpenOffsetStore loads path. A missing file is an empty store (nothing is
-// written until the first commit or flush); a file that is not valid
-// offsets.json (§11.6) is STORAGE_ERROR "invalid offset file {path}".
-func OpenOffsetStore(path string) (*OffsetStore, error) {
-	data, err := os.ReadFile(path)
+// OpenOffsetStore loads path from fsys. A missing file is an empty store
+// (nothing is written until the first commit or flush); a file that is not
+// valid offsets.json (§11.6) is STORAGE_ERROR "invalid offset file {path}".
+func OpenOffsetStore(fsys vfs.FS, path string) (*OffsetStore, error) {
+	data, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &OffsetStore{path: path, groups: map[string]Offsets{}}, nil
+		return &OffsetStore{fsys: fsys, path: path, groups: map[string]Offsets{}}, nil
 	}
 	if err != nil {
 		return nil, kerr.Wrap(kerr.StorageError, err, "cannot read offset file %s", path)
@@ -51,7 +52,7 @@ func OpenOffsetStore(path string) (*OffsetStore, error) {
 	if err != nil {
 		return nil, kerr.Wrap(kerr.StorageError, err, "invalid offset file %s", path)
 	}
-	return &OffsetStore{path: path, groups: groups}, nil
+	return &OffsetStore{fsys: fsys, path: path, groups: groups}, nil
 }
 
 // Path returns the file the store writes.
@@ -149,7 +150,7 @@ func sortedPartitions(offs Offsets) []topic.Partition {
 
 func (s *OffsetStore) write(groups map[string]Offsets) error {
 	data := encodeOffsets(groups)
-	if err := replaceFile(s.path, data); err != nil {
+	if err := replaceFile(s.fsys, s.path, data); err != nil {
 		return kerr.Wrap(kerr.StorageError, err, "cannot write offset file %s", s.path)
 	}
 	return nil
@@ -158,7 +159,9 @@ func (s *OffsetStore) write(groups map[string]Offsets) error {
 // replaceFile atomically replaces path with data: write a sibling with the
 // extension swapped to .tmp, fsync it, rename it over path, fsync the
 // directory.
-func replaceFile(path string, data []byte) error { return atomicfile.Replace(path, data, true) }
+func replaceFile(fsys vfs.FS, path string, data []byte) error {
+	return atomicfile.Replace(fsys, path, data, true)
+}
 
 // validID reports whether an id can be stored: non-empty is checked by the
 // caller; here only that it is valid UTF-8, so JSON can carry it unchanged.

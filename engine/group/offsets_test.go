@@ -9,11 +9,12 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 func openStore(t *testing.T, path string) *OffsetStore {
 	t.Helper()
-	s, err := OpenOffsetStore(path)
+	s, err := OpenOffsetStore(vfs.OS, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +32,7 @@ func readFile(t *testing.T, path string) string {
 
 // §11.6: the exact file format.
 func TestOffsetsFileFormat(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	s := openStore(t, path)
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -60,6 +62,7 @@ func TestOffsetsFileFormat(t *testing.T) {
 }
 
 func TestOffsetsEmptyFlush(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	if err := openStore(t, path).Flush(); err != nil {
 		t.Fatal(err)
@@ -70,6 +73,7 @@ func TestOffsetsEmptyFlush(t *testing.T) {
 }
 
 func TestOffsetsGroupIDEscaping(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	s := openStore(t, path)
 	id := "g\"<&>\\\n\u00e9\U0001F600\x7f"
@@ -90,6 +94,7 @@ func TestOffsetsGroupIDEscaping(t *testing.T) {
 
 // §11.5 restart: offsets survive a reopen; merge overwrites.
 func TestOffsetsReopenAndMerge(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	s := openStore(t, path)
 	tp0, tp1 := topic.Partition{Topic: "orders", Partition: 0}, topic.Partition{Topic: "orders", Partition: 1}
@@ -116,6 +121,7 @@ func TestOffsetsReopenAndMerge(t *testing.T) {
 }
 
 func TestOffsetsNegativeChangesNothing(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	s := openStore(t, path)
 	tp := topic.Partition{Topic: "t", Partition: 0}
@@ -134,6 +140,7 @@ func TestOffsetsNegativeChangesNothing(t *testing.T) {
 
 // Decision 20: CommitMany validates every group before applying any.
 func TestCommitManyIsAtomic(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	s := openStore(t, path)
 	tp := topic.Partition{Topic: "t", Partition: 0}
@@ -163,6 +170,7 @@ func TestCommitManyIsAtomic(t *testing.T) {
 
 // A failed write keeps the previous contents in memory as well.
 func TestCommitWriteFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "gone")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -181,6 +189,7 @@ func TestCommitWriteFailureChangesNothing(t *testing.T) {
 }
 
 func TestOffsetsInvalidFiles(t *testing.T) {
+	t.Parallel()
 	for name, content := range map[string]string{
 		"not json":        `{"groups":`,
 		"missing groups":  `{"version":1}`,
@@ -203,7 +212,7 @@ func TestOffsetsInvalidFiles(t *testing.T) {
 			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := OpenOffsetStore(path)
+			_, err := OpenOffsetStore(vfs.OS, path)
 			if !errors.Is(err, kerr.StorageError) {
 				t.Fatalf("got %v", err)
 			}
@@ -215,6 +224,7 @@ func TestOffsetsInvalidFiles(t *testing.T) {
 }
 
 func TestOffsetsLenientButValid(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), OffsetsFileName)
 	content := " {\"version\":1,\"extra\":true,\"groups\":{\"g\":[{\"topic\":\"t\",\"partition\":0,\"offset\":2}]}}\n"
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

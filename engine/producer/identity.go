@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 
 	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // IdentityFile is the name of the producer identity store in the data
@@ -35,17 +35,18 @@ type Identity struct {
 // rewrites producer-identities.json atomically (temp file, fsync, rename; no
 // directory fsync, as in the spec).
 type IdentityStore struct {
-	dir string
-	ids map[string]Identity
+	fsys vfs.FS
+	dir  string
+	ids  map[string]Identity
 }
 
-// OpenIdentityStore loads dir/producer-identities.json; a missing file is an
-// empty store. A malformed file is STORAGE_ERROR (decision 29).
-func OpenIdentityStore(dir string) (*IdentityStore, error) {
+// OpenIdentityStore loads dir/producer-identities.json from fsys; a missing
+// file is an empty store. A malformed file is STORAGE_ERROR (decision 29).
+func OpenIdentityStore(fsys vfs.FS, dir string) (*IdentityStore, error) {
 	path := filepath.Join(dir, IdentityFile)
-	data, err := os.ReadFile(path)
+	data, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &IdentityStore{dir: dir, ids: map[string]Identity{}}, nil
+		return &IdentityStore{fsys: fsys, dir: dir, ids: map[string]Identity{}}, nil
 	}
 	if err != nil {
 		return nil, kerr.Wrap(kerr.StorageError, err, "read %s", path)
@@ -54,7 +55,7 @@ func OpenIdentityStore(dir string) (*IdentityStore, error) {
 	if err != nil {
 		return nil, kerr.Wrap(kerr.StorageError, err, "invalid producer identity file %s", path)
 	}
-	return &IdentityStore{dir: dir, ids: ids}, nil
+	return &IdentityStore{fsys: fsys, dir: dir, ids: ids}, nil
 }
 
 // Get returns a name's identity.
@@ -102,7 +103,7 @@ func (s *IdentityStore) Allocate(name string) (Identity, error) {
 func (s *IdentityStore) write(ids map[string]Identity) error {
 	// §4: temp file, fsync, rename; no directory fsync for this file.
 	path := filepath.Join(s.dir, IdentityFile)
-	if err := atomicfile.Replace(path, EncodeIdentities(ids), false); err != nil {
+	if err := atomicfile.Replace(s.fsys, path, EncodeIdentities(ids), false); err != nil {
 		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
 	}
 	return nil

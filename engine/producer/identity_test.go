@@ -7,18 +7,20 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // §8.5.1: the file format (sorted keys, default separators) and the
 // allocation sequence w, w, unnamed -> (5,0), (5,1), (6,0) on a store that
 // already holds four names.
 func TestIdentityStoreAllocation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seed := `{"a": [1, 0], "b": [2, 3], "c": [3, 0], "d": [4, 1]}`
 	if err := os.WriteFile(filepath.Join(dir, IdentityFile), []byte(seed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenIdentityStore(dir)
+	s, err := OpenIdentityStore(vfs.OS, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestIdentityStoreAllocation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, IdentityTempFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("temporary file left behind")
 	}
-	again, err := OpenIdentityStore(dir)
+	again, err := OpenIdentityStore(vfs.OS, dir)
 	if err != nil || again.Len() != 6 {
 		t.Fatalf("reopen: %v", err)
 	}
@@ -51,12 +53,13 @@ func TestIdentityStoreAllocation(t *testing.T) {
 // Next predicts Allocate without changing anything, including the refusal
 // of a name whose epoch is exhausted.
 func TestIdentityStoreNext(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seed := `{"a": [1, 2147483647], "b": [2, 3]}`
 	if err := os.WriteFile(filepath.Join(dir, IdentityFile), []byte(seed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenIdentityStore(dir)
+	s, err := OpenIdentityStore(vfs.OS, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +85,7 @@ func TestIdentityStoreNext(t *testing.T) {
 }
 
 func TestIdentityEncodeExample(t *testing.T) {
+	t.Parallel()
 	got := string(EncodeIdentities(map[string]Identity{"w": {5, 1}, "producer-1": {1, 0}}))
 	if got != `{"producer-1": [1, 0], "w": [5, 1]}` {
 		t.Fatal(got)
@@ -94,15 +98,16 @@ func TestIdentityEncodeExample(t *testing.T) {
 // Decision 29: a malformed store is STORAGE_ERROR; a failed write changes
 // nothing.
 func TestIdentityStoreErrors(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"", "[]", "null", `{"a": [1]}`, `{"a": [0, 0]}`, `{"a": [1, -1]}`, `{"a": [1, 0]} x`, `{"a": ["1", 0]}`} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, IdentityFile), []byte(bad), 0o644)
-		if _, err := OpenIdentityStore(dir); !errors.Is(err, kerr.StorageError) {
+		if _, err := OpenIdentityStore(vfs.OS, dir); !errors.Is(err, kerr.StorageError) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
 	dir := t.TempDir()
-	s, _ := OpenIdentityStore(dir)
+	s, _ := OpenIdentityStore(vfs.OS, dir)
 	if err := os.Mkdir(filepath.Join(dir, IdentityTempFile), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 // P1: a keyed record goes to crc32(key) % n, every time; the spec's examples.
 func TestKeyedPartitionP1(t *testing.T) {
+	t.Parallel()
 	p := NewPartitioner()
 	want := int32(crc32.ChecksumIEEE([]byte("user-42")) % 3)
 	for range 3 {
@@ -36,6 +37,7 @@ func TestKeyedPartitionP1(t *testing.T) {
 
 // P2: keyless records stick to one partition until a batch closes on it.
 func TestStickyPartitionP2(t *testing.T) {
+	t.Parallel()
 	p := NewPartitioner()
 	first, _ := p.Choose("t", 3, nil)
 	second, _ := p.Choose("t", 3, nil)
@@ -61,6 +63,7 @@ func TestStickyPartitionP2(t *testing.T) {
 // (3-, 3-, 3-, 2-, 3-partition topics) to 0, 1, 2, 0, 0; per topic it is
 // 0, 0, 1, 0, 1.
 func TestStickyPerTopicE9(t *testing.T) {
+	t.Parallel()
 	p := NewPartitioner()
 	counts := map[string]int32{"a": 3, "b": 3, "two": 2}
 	var got []int32
@@ -78,6 +81,7 @@ func TestStickyPerTopicE9(t *testing.T) {
 }
 
 func TestAccumulatorBounds(t *testing.T) {
+	t.Parallel()
 	a, err := NewAccumulator(68, 10, 80)
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +119,7 @@ func TestAccumulatorBounds(t *testing.T) {
 }
 
 func TestAccumulatorDueIsSorted(t *testing.T) {
+	t.Parallel()
 	a, _ := NewAccumulator(1<<20, 0, 1<<20)
 	for _, tp := range []topic.Partition{{Topic: "b"}, {Topic: "a", Partition: 2}, {Topic: "a"}} {
 		a.Add(tp, Entry{Size: 40}, 0)
@@ -128,6 +133,7 @@ func TestAccumulatorDueIsSorted(t *testing.T) {
 // Decision 4: every spelling of acks 1 is upgraded to all for an idempotent
 // producer; acks 0 is an argument error.
 func TestResolveAcksDecision4(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"1", "all", "-1"} {
 		a, _ := replication.ParseAcks(in)
 		got, err := ResolveAcks(a, true)

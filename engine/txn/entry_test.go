@@ -11,6 +11,7 @@ import (
 
 // §12.2: the spec's example first line, byte for byte.
 func TestJournalLineSpecExample(t *testing.T) {
+	t.Parallel()
 	e := Entry{ID: "t1", State: Ongoing}
 	want := `0020b3f9 {"first_offsets":[],"id":"t1","partitions":[],"staged_offsets":{},"state":"ongoing"}` + "\n"
 	if got := string(e.AppendLine(nil)); got != want {
@@ -20,6 +21,7 @@ func TestJournalLineSpecExample(t *testing.T) {
 
 // §12.2: the spec's example payload with every field.
 func TestJournalPayloadShapes(t *testing.T) {
+	t.Parallel()
 	e := Entry{
 		ID: "t1", State: CompleteCommit,
 		Partitions:    []topic.Partition{tp("out-2"), tp("out-0")},
@@ -45,6 +47,7 @@ func TestJournalPayloadShapes(t *testing.T) {
 // are written as themselves, non-ASCII as \uXXXX (surrogate pairs beyond the
 // BMP), controls in short or \u00XX form.
 func TestJournalStringEscaping(t *testing.T) {
+	t.Parallel()
 	e := Entry{ID: "<a&b>\"\\\n\t\x01é😀", State: Ongoing,
 		StagedOffsets: map[string]group.Offsets{"grüppe": {tp("t-1"): 2}}}
 	got := string(e.AppendPayload(nil))
@@ -63,6 +66,7 @@ func TestJournalStringEscaping(t *testing.T) {
 }
 
 func TestParseLineRejects(t *testing.T) {
+	t.Parallel()
 	good := crcLine // a line whose CRC matches its (bad) payload
 	cases := map[string]struct{ line, reason string }{
 		"no space":        {"0020b3f9", "missing space"},
@@ -97,6 +101,7 @@ func TestParseLineRejects(t *testing.T) {
 }
 
 func TestStateNames(t *testing.T) {
+	t.Parallel()
 	want := map[State][2]string{
 		Ongoing: {"ongoing", "Ongoing"}, PrepareCommit: {"prepare_commit", "PrepareCommit"},
 		CompleteCommit: {"complete_commit", "CompleteCommit"}, PrepareAbort: {"prepare_abort", "PrepareAbort"},

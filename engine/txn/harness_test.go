@@ -11,6 +11,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // tb is what the harness needs from *testing.T and *rapid.T.
@@ -98,8 +99,9 @@ func (l *fakeLog) readCommitted(lso int64) []string {
 // logs and record the send; commit and abort append markers where the index
 // shows an open run and complete when the test says markers are acknowledged.
 type harness struct {
+	fsys    vfs.FS
 	dir     string
-	fast    bool // no fsync and an in-memory offset store (property tests)
+	fast    bool // in memory: the journal on a vfs.Mem, an in-memory offset store (property tests)
 	store   offsetView
 	m       *Manager
 	logs    map[topic.Partition]*fakeLog
@@ -109,16 +111,20 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	h := &harness{dir: t.TempDir(), logs: map[topic.Partition]*fakeLog{}}
+	h := &harness{fsys: vfs.OS, dir: t.TempDir(), logs: map[topic.Partition]*fakeLog{}}
 	h.open(t)
 	return h
 }
 
-// newFastHarness is newHarness without fsyncs: the journal skips them and
-// committed offsets live in memory (and survive reopen, like the file).
+// newFastHarness is newHarness in memory: the journal lives on a vfs.Mem
+// and committed offsets in a map (both survive reopen, like the files).
 func newFastHarness(t testing.TB) *harness {
 	t.Helper()
-	h := &harness{dir: t.TempDir(), fast: true, logs: map[topic.Partition]*fakeLog{}}
+	mem := vfs.NewMem()
+	if err := mem.MkdirAll("txn", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{fsys: mem, dir: "txn", fast: true, logs: map[topic.Partition]*fakeLog{}}
 	h.open(t)
 	return h
 }
@@ -159,13 +165,12 @@ func (h *harness) open(t tb) {
 		if h.store == nil {
 			h.store = memStore{}
 		}
-	} else if h.store, err = group.OpenOffsetStore(filepath.Join(h.dir, group.OffsetsFileName)); err != nil {
+	} else if h.store, err = group.OpenOffsetStore(h.fsys, filepath.Join(h.dir, group.OffsetsFileName)); err != nil {
 		t.Fatal(err)
 	}
-	if h.m, h.lastRep, err = Open(h.journalPath(), h.store); err != nil {
+	if h.m, h.lastRep, err = Open(h.fsys, h.journalPath(), h.store); err != nil {
 		t.Fatal(err)
 	}
-	h.m.journal.skipSync = h.fast
 	unstable := map[topic.Partition][]Run{}
 	for tp, l := range h.logs {
 		l.idx = NewIndex()

@@ -10,6 +10,7 @@ import (
 )
 
 func TestIndexStatusFromMarkers(t *testing.T) {
+	t.Parallel()
 	l := newFakeLog()
 	a0 := l.appendTxn(t, "a", "a0")       // 0
 	p1 := l.appendPlain(t, "p1")          // 1
@@ -47,6 +48,7 @@ func TestIndexStatusFromMarkers(t *testing.T) {
 
 // Kafka's rule: a run is unstable until the HW passes its marker.
 func TestIndexUnstableUntilMarkerReplicated(t *testing.T) {
+	t.Parallel()
 	l := newFakeLog()
 	l.appendPlain(t, "p")
 	l.appendTxn(t, "a", "a0")
@@ -68,6 +70,7 @@ func TestIndexUnstableUntilMarkerReplicated(t *testing.T) {
 // Truncation (a leader change) cuts markers and runs: a run whose marker is
 // cut is open again; a run that starts at or after the cut disappears.
 func TestIndexTruncate(t *testing.T) {
+	t.Parallel()
 	l := newFakeLog()
 	l.appendTxn(t, "a", "a0")             // 0
 	l.appendMarker(t, "a", record.Commit) // 1
@@ -106,6 +109,7 @@ func TestIndexTruncate(t *testing.T) {
 }
 
 func TestIndexRejectsOutOfOrderAndIgnoresStrayMarkers(t *testing.T) {
+	t.Parallel()
 	x := NewIndex()
 	if err := x.Add(record.Meta{BaseOffset: 5, Transactional: true, TransactionalID: "a", Control: record.Commit}); err != nil {
 		t.Fatal(err)
@@ -120,6 +124,7 @@ func TestIndexRejectsOutOfOrderAndIgnoresStrayMarkers(t *testing.T) {
 }
 
 func TestStatusNames(t *testing.T) {
+	t.Parallel()
 	for s, w := range map[Status]string{NonTransactional: "non_transactional", Undecided: "undecided", Committed: "committed", Aborted: "aborted"} {
 		if s.String() != w {
 			t.Fatalf("%d: %s", s, s)

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // JournalFileName is the coordinator's journal in the data directory (§4).
@@ -67,23 +68,21 @@ func ScanJournal(data []byte) (entries []Entry, valid int, missingNewline bool, 
 // snapshot line of one transaction, written, flushed and fsynced before the
 // coordinator changes its memory. The file is created by the first append.
 type Journal struct {
+	fsys vfs.FS
 	path string
-	f    *os.File
+	f    vfs.File
 	size int64
-	// skipSync turns the per-append fsync off. Only tests that append
-	// thousands of lines set it; everything else is durable line by line.
-	skipSync bool
 }
 
-// OpenJournal reads and repairs path: the tail after the first bad line is
+// OpenJournal reads and repairs path on fsys: the tail after the first bad line is
 // truncated away (and fsynced), a missing final newline is written, and the
 // report says what was dropped. A missing file is an empty journal. Failing
 // to read or repair the file is STORAGE_ERROR.
-func OpenJournal(path string) (*Journal, []Entry, JournalRecovery, error) {
+func OpenJournal(fsys vfs.FS, path string) (*Journal, []Entry, JournalRecovery, error) {
 	rep := JournalRecovery{Path: path}
-	data, err := os.ReadFile(path)
+	data, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Journal{path: path}, nil, rep, nil
+		return &Journal{fsys: fsys, path: path}, nil, rep, nil
 	}
 	if err != nil {
 		return nil, nil, rep, kerr.Wrap(kerr.StorageError, err, "cannot read transaction journal %s", path)
@@ -96,9 +95,9 @@ func OpenJournal(path string) (*Journal, []Entry, JournalRecovery, error) {
 		ids[e.ID] = true
 	}
 	rep.Transactions = len(ids)
-	j := &Journal{path: path, size: int64(valid)}
+	j := &Journal{fsys: fsys, path: path, size: int64(valid)}
 	if drop != nil || missingNewline {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		f, err := fsys.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, nil, rep, kerr.Wrap(kerr.StorageError, err, "cannot repair transaction journal %s", path)
 		}
@@ -134,7 +133,7 @@ func (j *Journal) repair(addNewline bool) error {
 // and the error is STORAGE_ERROR.
 func (j *Journal) Append(e Entry) error {
 	if j.f == nil {
-		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE, 0o644)
+		f, err := j.fsys.OpenFile(j.path, os.O_WRONLY|os.O_CREATE, 0o644)
 		if err != nil {
 			return kerr.Wrap(kerr.StorageError, err, "cannot open transaction journal %s", j.path)
 		}
@@ -146,7 +145,7 @@ func (j *Journal) Append(e Entry) error {
 	}
 	line := e.AppendLine(nil)
 	_, err := j.f.Write(line)
-	if err == nil && !j.skipSync {
+	if err == nil {
 		err = j.f.Sync()
 	}
 	if err != nil {

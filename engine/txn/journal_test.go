@@ -1,12 +1,17 @@
 package txn
 
 import (
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // crcLine frames payload as a journal line without its newline.
@@ -36,7 +41,7 @@ func fileSize(t *testing.T, path string) int64 {
 
 func openJournal(t *testing.T, path string) (*Journal, []Entry, JournalRecovery) {
 	t.Helper()
-	j, entries, rep, err := OpenJournal(path)
+	j, entries, rep, err := OpenJournal(vfs.OS, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +60,7 @@ func ids(entries []Entry) []string {
 // T11: a valid line followed by "deadbeef {" recovers the valid entry and the
 // file is cut to the valid size; the report says what was dropped.
 func TestT11JournalTruncatesAfterBadLine(t *testing.T) {
+	t.Parallel()
 	valid := line(Entry{ID: "valid", State: CompleteCommit})
 	path := writeJournal(t, valid+"deadbeef {")
 	_, entries, rep := openJournal(t, path)
@@ -75,6 +81,7 @@ func TestT11JournalTruncatesAfterBadLine(t *testing.T) {
 
 // Garbage after the last good line (several lines of it) is all dropped.
 func TestJournalGarbageAfterLastGoodLine(t *testing.T) {
+	t.Parallel()
 	good := line(Entry{ID: "a", State: Ongoing}) + line(Entry{ID: "a", State: PrepareCommit})
 	path := writeJournal(t, good+"garbage\nmore garbage\n\x00\x00")
 	j, entries, rep := openJournal(t, path)
@@ -97,6 +104,7 @@ func TestJournalGarbageAfterLastGoodLine(t *testing.T) {
 
 // A half-written last line (a torn append) is dropped.
 func TestJournalHalfWrittenLine(t *testing.T) {
+	t.Parallel()
 	first := line(Entry{ID: "a", State: Ongoing})
 	second := line(Entry{ID: "a", State: CompleteAbort})
 	path := writeJournal(t, first+second[:len(second)/2])
@@ -112,6 +120,7 @@ func TestJournalHalfWrittenLine(t *testing.T) {
 // A bad CRC in the middle of three lines keeps only the first; the valid
 // third line is dropped too (decision 17 keeps the reference's rule).
 func TestJournalBadCRCInTheMiddle(t *testing.T) {
+	t.Parallel()
 	l1 := line(Entry{ID: "a", State: Ongoing})
 	l2 := []byte(line(Entry{ID: "b", State: Ongoing}))
 	l2[len(l2)-5] ^= 0x01 // flip a payload bit: the CRC no longer matches
@@ -129,6 +138,7 @@ func TestJournalBadCRCInTheMiddle(t *testing.T) {
 // §12.2 quirk kept: a final line with a valid CRC and JSON but no newline is
 // accepted; recovery writes the newline so the next append starts a line.
 func TestJournalFinalLineWithoutNewline(t *testing.T) {
+	t.Parallel()
 	l1 := line(Entry{ID: "a", State: Ongoing})
 	l2 := line(Entry{ID: "a", State: PrepareAbort})
 	path := writeJournal(t, l1+l2[:len(l2)-1])
@@ -146,6 +156,7 @@ func TestJournalFinalLineWithoutNewline(t *testing.T) {
 }
 
 func TestJournalCreatedByFirstAppend(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), JournalFileName)
 	j, entries, rep := openJournal(t, path)
 	if len(entries) != 0 || rep.Exists {
@@ -167,6 +178,7 @@ func TestJournalCreatedByFirstAppend(t *testing.T) {
 }
 
 func TestScanJournalEmptyAndBlankLine(t *testing.T) {
+	t.Parallel()
 	entries, valid, nl, drop := ScanJournal(nil)
 	if len(entries) != 0 || valid != 0 || nl || drop != nil {
 		t.Fatal("empty journal")
@@ -174,5 +186,42 @@ func TestScanJournalEmptyAndBlankLine(t *testing.T) {
 	_, valid, _, drop = ScanJournal([]byte(line(Entry{ID: "a"}) + "\n"))
 	if drop == nil || drop.Lines != 1 || drop.Bytes != 1 || valid != len(line(Entry{ID: "a"})) {
 		t.Fatalf("blank line: valid %d drop %+v", valid, drop)
+	}
+}
+
+// A journal append the file system fails (a torn or refused write, a failed
+// fsync) is STORAGE_ERROR and leaves the file as it was, so the next append
+// and the next open see only whole lines.
+func TestJournalAppendFailureLeavesNoPartialLine(t *testing.T) {
+	t.Parallel()
+	for _, f := range []vfs.Fault{
+		{Op: vfs.OpWrite, Err: syscall.ENOSPC},
+		{Op: vfs.OpWrite, Err: syscall.EIO, Tear: 12},
+		{Op: vfs.OpSync, Err: syscall.EIO},
+	} {
+		mem := vfs.NewMem()
+		j, _, _, err := OpenJournal(mem, JournalFileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Append(Entry{ID: "t1", State: Ongoing}); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := mem.ReadFile(JournalFileName)
+		mem.Inject(f)
+		err = j.Append(Entry{ID: "t2", State: Ongoing})
+		if !errors.Is(err, kerr.StorageError) || !errors.Is(err, f.Err) {
+			t.Fatalf("%v fault: error %v", f.Op, err)
+		}
+		if after, _ := mem.ReadFile(JournalFileName); string(after) != string(before) {
+			t.Fatalf("%v fault: journal %q, want %q", f.Op, after, before)
+		}
+		if err := j.Append(Entry{ID: "t3", State: Ongoing}); err != nil {
+			t.Fatal(err)
+		}
+		_, entries, rep, err := OpenJournal(mem, JournalFileName)
+		if err != nil || rep.Dropped != nil || len(entries) != 2 || entries[1].ID != "t3" {
+			t.Fatalf("%v fault: reopen %v %+v %v", f.Op, ids(entries), rep, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // OffsetCommitter applies a committed transaction's staged consumer offsets
@@ -42,12 +43,12 @@ type Manager struct {
 	txns    map[string]*Entry
 }
 
-// Open opens (or starts) the journal at path, replays it and returns the
+// Open opens (or starts) the journal at path on fsys, replays it and returns the
 // coordinator with the journal's recovery report. It does not yet resolve
 // unstable transactions: the cluster calls Recover once it can see its
 // partitions' transaction indexes.
-func Open(path string, offsets OffsetCommitter) (*Manager, JournalRecovery, error) {
-	j, entries, rep, err := OpenJournal(path)
+func Open(fsys vfs.FS, path string, offsets OffsetCommitter) (*Manager, JournalRecovery, error) {
+	j, entries, rep, err := OpenJournal(fsys, path)
 	if err != nil {
 		return nil, rep, err
 	}

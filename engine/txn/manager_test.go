@@ -2,7 +2,6 @@ package txn
 
 import (
 	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,11 +10,12 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 func states(t *testing.T, h *harness) []string {
 	t.Helper()
-	data, err := os.ReadFile(h.journalPath())
+	data, err := h.fsys.ReadFile(h.journalPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +32,7 @@ func sl(s ...string) []string { return s }
 // sees it, read_committed does not; after commit read_committed sees it and
 // the batch after the data is a control batch.
 func TestT1CommitMarker(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "tx-1")
@@ -63,6 +64,7 @@ func TestT1CommitMarker(t *testing.T) {
 // markers are acknowledged the transaction stays PREPARE_* and the LSO stays
 // at its first offset, even once the marker is in the leader's log.
 func TestT2T3T6CompletionWaitsForMarkerAcks(t *testing.T) {
+	t.Parallel()
 	for _, outcome := range []record.ControlType{record.Commit, record.Abort} {
 		h := newHarness(t)
 		out := tp("out-0")
@@ -119,6 +121,7 @@ func TestT2T3T6CompletionWaitsForMarkerAcks(t *testing.T) {
 // after commit both are visible. §12.6's observed example: after an abort the
 // plain record is visible and the aborted one is not.
 func TestT4LSOHoldsBackLaterRecords(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "tx")
@@ -147,6 +150,7 @@ func TestT4LSOHoldsBackLaterRecords(t *testing.T) {
 
 // T5: an aborted transaction's data never reaches read_committed readers.
 func TestT5Abort(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "tx-2")
@@ -165,6 +169,7 @@ func TestT5Abort(t *testing.T) {
 
 // T7: output and input offsets are published together at commit.
 func TestT7OffsetsPublishedAtCommit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	in0 := tp("input-0")
 	h.begin(t, "tx")
@@ -187,6 +192,7 @@ func TestT7OffsetsPublishedAtCommit(t *testing.T) {
 
 // T8: abort discards staged offsets.
 func TestT8AbortDiscardsStagedOffsets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	in0 := tp("input-0")
 	h.begin(t, "tx")
@@ -204,6 +210,7 @@ func TestT8AbortDiscardsStagedOffsets(t *testing.T) {
 
 // T9: a committed transaction is still visible after reopen.
 func TestT9CommittedSurvivesReopen(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "durable")
@@ -221,12 +228,13 @@ func TestT9CommittedSurvivesReopen(t *testing.T) {
 // T10: a journal holding only a PREPARE_COMMIT with staged offsets completes
 // at open and the offsets land in the offset store.
 func TestT10PrepareCommitRecovered(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	if err := h.m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	e := Entry{ID: "recover-me", State: PrepareCommit, StagedOffsets: map[string]group.Offsets{"workers": {tp("input-0"): 7}}}
-	if err := os.WriteFile(h.journalPath(), e.AppendLine(nil), 0o644); err != nil {
+	if err := vfs.WriteFile(h.fsys, h.journalPath(), e.AppendLine(nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.open(t)
@@ -249,6 +257,7 @@ func TestT10PrepareCommitRecovered(t *testing.T) {
 // and completes it. A marker already in the log and below the HW is not asked
 // for again.
 func TestRecoveryAsksForMissingMarkers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, b := tp("out-0"), tp("out-1")
 	h.begin(t, "tx")
@@ -330,6 +339,7 @@ func TestRecoveryWaitsForMarkersAlreadyInTheLogDecision37(t *testing.T) {
 // recovery (ABORT markers where its data is), the LSO is released and the id
 // can begin again.
 func TestE5OngoingAbortedAtRecovery(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "t1")
@@ -361,6 +371,7 @@ func TestE5OngoingAbortedAtRecovery(t *testing.T) {
 
 // An ONGOING transaction with no data completes its abort at once.
 func TestRecoveryOngoingWithoutData(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.begin(t, "idle")
 	if err := h.m.SendOffsets("idle", "g", group.Offsets{tp("in-0"): 1}); err != nil {
@@ -383,6 +394,7 @@ func TestRecoveryOngoingWithoutData(t *testing.T) {
 // lost its lines). A run of a COMPLETE_COMMIT instance whose marker is gone
 // gets COMMIT again; anything else is aborted.
 func TestRecoveryOrphanRuns(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "done")
@@ -408,6 +420,7 @@ func TestRecoveryOrphanRuns(t *testing.T) {
 // closed run needs no marker (it has one, decision 37), and an unstable id
 // owns its runs.
 func TestOrphanOutcome(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out, other := tp("out-0"), tp("out-1")
 	h.begin(t, "done")
@@ -436,6 +449,7 @@ func TestOrphanOutcome(t *testing.T) {
 
 // E4 fixed (decision 14): reusing an id never changes older batches.
 func TestE4IDReuseKeepsOldVisibility(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	h.begin(t, "t1")
@@ -469,6 +483,7 @@ func TestE4IDReuseKeepsOldVisibility(t *testing.T) {
 // Decision 16: send_offsets requires ONGOING; a PREPARE_* transaction accepts
 // a retry of the same outcome, not the other one.
 func TestDecision16StateRules(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	out := tp("out-0")
 	wantCode(t, h.m.SendOffsets("nope", "g", group.Offsets{}), kerr.IllegalState)
@@ -508,6 +523,7 @@ func TestDecision16StateRules(t *testing.T) {
 }
 
 func TestArgumentErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	wantCode(t, h.m.Begin(""), kerr.InvalidArgument)
 	wantCode(t, h.m.Begin("bad\xff"), kerr.InvalidArgument)
@@ -528,6 +544,7 @@ func TestArgumentErrors(t *testing.T) {
 // An operation that names no transaction (an empty id) is an argument
 // error, never "transaction  has not begun"; it journals nothing.
 func TestEmptyTransactionIDIsAnArgumentError(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.begin(t, "tx")
 	before := states(t, h)
@@ -554,6 +571,7 @@ func TestEmptyTransactionIDIsAnArgumentError(t *testing.T) {
 
 // A journal that cannot be written changes nothing in memory.
 func TestJournalFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.begin(t, "tx")
 	if err := h.m.journal.f.Close(); err != nil { // make the next write fail
@@ -580,8 +598,9 @@ func (f *failingStore) CommitMany(map[string]group.Offsets) error {
 }
 
 func TestCompleteCommitRetriesAfterOffsetStoreFailure(t *testing.T) {
+	t.Parallel()
 	fs := &failingStore{fail: true}
-	m, _, err := Open(t.TempDir()+"/"+JournalFileName, fs)
+	m, _, err := Open(vfs.NewMem(), JournalFileName, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,6 +627,7 @@ func TestCompleteCommitRetriesAfterOffsetStoreFailure(t *testing.T) {
 // Coordinator and index views agree: each partition's open runs are exactly
 // the ONGOING transactions' first offsets there.
 func TestCoordinatorAndIndexAgree(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, b := tp("out-0"), tp("out-1")
 	h.begin(t, "x")
@@ -637,6 +657,7 @@ func TestCoordinatorAndIndexAgree(t *testing.T) {
 }
 
 func TestDescribeAndList(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.begin(t, "b")
 	h.begin(t, "a")

@@ -56,6 +56,7 @@ func (s *txnModel) padMarkers() {
 //     transaction;
 //   - committed consumer offsets come only from committed transactions.
 func TestTransactionStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		s := &txnModel{h: newFastHarness(t), fates: map[topic.Partition][]string{}, inst: map[string][]PartitionOffset{}}
 		defer func() { _ = s.h.m.Close() }()
@@ -219,7 +220,7 @@ func TestTransactionStateMachine(t *testing.T) {
 						}
 					}
 				}
-				data, err := os.ReadFile(s.h.journalPath())
+				data, err := s.h.fsys.ReadFile(s.h.journalPath())
 				if err != nil && !os.IsNotExist(err) {
 					t.Fatal(err)
 				}
