@@ -9,6 +9,7 @@ import (
 
 // The small read accessors the REPL's offsets and check commands use.
 func TestOffsetAccessors(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -45,6 +46,7 @@ func TestOffsetAccessors(t *testing.T) {
 }
 
 func TestParsers(t *testing.T) {
+	t.Parallel()
 	if iso, err := engine.ParseIsolation("read_committed"); err != nil || iso != engine.ReadCommitted || iso.String() != "read_committed" {
 		t.Fatal("read_committed")
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // apiModel drives the public Cluster API with random argument values, valid
@@ -36,14 +36,15 @@ type apiModel struct {
 // TestPublicAPIStateMachine: random calls with random arguments (negative,
 // huge, unknown brokers and partitions, empty ids), see apiModel.
 func TestPublicAPIStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
-		dir, err := os.MkdirTemp("", "minikafka-api")
-		if err != nil {
-			rt.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
+		// In memory: the cluster's logic under random calls, not the disk
+		// (engine/storage and the REPL's transcripts test the disk).
+		var err error
+		dir, mem := "data", vfs.NewMem()
 		m := &apiModel{dir: dir, clk: clock.NewManual(0)}
 		m.cfg = engine.DefaultConfig(dir)
+		m.cfg.FS = mem
 		m.cfg.BrokerIDs = []int32{1, 2, 3}
 		m.cfg.SegmentBytes = 300
 		m.cfg.IndexIntervalBytes = 64

@@ -11,6 +11,7 @@ import (
 
 // records of the partitions before it are not skipped unseen.
 func TestPollFailureSkipsNothing(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 2, 1)
 	f.append(tp("t", 0), batchOf("a"), engine.Acks1)
@@ -37,6 +38,7 @@ func TestPollFailureSkipsNothing(t *testing.T) {
 // instead of failing with OFFSET_OUT_OF_RANGE forever, and reads what the HW
 // exposes once the followers have reset (decision 11).
 func TestLatestConsumerWhenRetentionPassedTheHW(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.SegmentBytes = 100 })
 	f.topic("t", 1, 2)
 	p := tp("t", 0)

@@ -13,6 +13,7 @@ import (
 
 // replicate; retention on the leader lets it reset (decision 11).
 func TestCompactionGapFailsOnlyThatFollowerDecision10(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, func(c *engine.Config) { c.SegmentBytes = 100 })
 	f.topic("t", 1, 3)
 	f.topic("u", 1, 3)
@@ -52,6 +53,7 @@ func TestCompactionGapFailsOnlyThatFollowerDecision10(t *testing.T) {
 
 // fails, a restart before what its replicas do on the way back.
 func TestBrokerEventsComeBeforeTheirEffects(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
@@ -76,6 +78,7 @@ func TestBrokerEventsComeBeforeTheirEffects(t *testing.T) {
 
 // restarting again retries the replica instead of claiming the broker runs.
 func TestRestartRetriesAReplicaThatFailedToReopen(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.SegmentBytes = 100 })
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
@@ -106,6 +109,7 @@ func TestRestartRetriesAReplicaThatFailedToReopen(t *testing.T) {
 // old leader is not in the ISR with different bytes at the same offsets, the
 // HW does not cover them, and it truncates and copies the new leader's.
 func TestDivergedReplicaAcrossReopenDecision7(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
@@ -133,6 +137,7 @@ func TestDivergedReplicaAcrossReopenDecision7(t *testing.T) {
 // same epoch, and a follower holding the lost records would look identical
 // there after the next reopen.
 func TestLeaderThatLostRecordsStartsANewEpochAtOpen(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
@@ -166,6 +171,7 @@ func TestLeaderThatLostRecordsStartsANewEpochAtOpen(t *testing.T) {
 // rule to the ISR first, so the new leader is not cut back below records
 // every in-sync replica holds.
 func TestLeaderChangeAfterReopenKeepsWhatTheISRHolds(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"promote", "restart"} {
 		t.Run(how, func(t *testing.T) {
 			f := open(t, []int32{1, 2, 3}, func(c *engine.Config) { c.MinInsyncReplicas = 2 })

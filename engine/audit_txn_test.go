@@ -13,6 +13,7 @@ import (
 
 // nothing.
 func TestAppendBatchRefusesTransactionalBatchesDecision14(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := tp("t", 0)
@@ -39,6 +40,7 @@ func TestAppendBatchRefusesTransactionalBatchesDecision14(t *testing.T) {
 
 // changes nothing and emits nothing.
 func TestOrphanMarkerRetriedByReplicationNotByReads(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
@@ -95,6 +97,7 @@ func TestOrphanMarkerRetriedByReplicationNotByReads(t *testing.T) {
 // completes, writing only the missing marker, and both partitions show the
 // records to read_committed.
 func TestCommitRetryAfterMarkerLeaderCrashDecision16(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 2, 1)
 	f.begin("x")
@@ -138,6 +141,7 @@ func TestCommitRetryAfterMarkerLeaderCrashDecision16(t *testing.T) {
 // retried once replication grows the ISR: the LSO is not stuck behind it
 // for good, and nothing else could unblock it (the transaction is complete).
 func TestOrphanMarkerFailingAtOpenIsRetried(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)

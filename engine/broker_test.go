@@ -14,6 +14,7 @@ import (
 // A crashed follower stays in the ISR until replica.lag.time.max.ms of
 // clock time passes without a fetch; then the HW can move again.
 func TestCrashedFollowerLeavesISRAfterLagTime(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.ReplicaLagTimeMaxMs = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -58,6 +59,7 @@ func TestCrashedFollowerLeavesISRAfterLagTime(t *testing.T) {
 // LEADER_NOT_AVAILABLE with the way out; promoting an in-sync replica fixes
 // it; a crashed broker cannot be promoted.
 func TestCrashedLeaderIsOfflineUntilPromotion(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("events", 1, 2)
 	p0 := tp("events", 0)
@@ -105,6 +107,7 @@ func TestCrashedLeaderIsOfflineUntilPromotion(t *testing.T) {
 // Restart: real recovery (a torn tail is reported), a follower above the HW
 // truncates, and catches up at the next Replicate.
 func TestRestartRecoversTruncatesAndCatchesUp(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -122,9 +125,9 @@ func TestRestartRecoversTruncatesAndCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Tear the follower's tail on disk, as a torn write would.
-	dir := filepath.Join(f.cfg.DataDir, "broker-2", "t-0")
+	dir := f.path("broker-2", "t-0")
 	seg := filepath.Join(dir, storage.SegmentFileName(0))
-	fh, _ := os.OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
+	fh, _ := f.fs().OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
 	fh.Write([]byte("MKB1\x00\x00\x00\x20partial"))
 	fh.Close()
 	f.append(p0, batchOf("d"), engine.Acks1)
@@ -150,6 +153,7 @@ func TestRestartRecoversTruncatesAndCatchesUp(t *testing.T) {
 
 // A follower that comes back above the HW truncates to it and reports it.
 func TestRestartAboveHWTruncates(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.topic("t", 1, 3)
 	p0 := tp("t", 0)
@@ -181,6 +185,7 @@ func TestRestartAboveHWTruncates(t *testing.T) {
 // leader that comes back without records the HW covered lowers the HW in a
 // new epoch and says so.
 func TestUnflushedBytesLostVersusKept(t *testing.T) {
+	t.Parallel()
 	for _, keep := range []bool{false, true} {
 		f := open(t, []int32{1}, nil)
 		f.topic("t", 1, 1)
@@ -226,6 +231,7 @@ func TestUnflushedBytesLostVersusKept(t *testing.T) {
 // A whole-cluster crash keeps what was handed to the OS (§15.2); only the
 // clean-shutdown marker is missing.
 func TestClusterCrashKeepsWrittenBytes(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.append(tp("t", 0), batchOf("x"), engine.Acks1)
@@ -239,6 +245,7 @@ func TestClusterCrashKeepsWrittenBytes(t *testing.T) {
 // A restarted follower that lost records below the HW leaves the ISR and
 // cannot be promoted until it has caught up.
 func TestRestartBelowHWLeavesISR(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -254,6 +261,7 @@ func TestRestartBelowHWLeavesISR(t *testing.T) {
 
 // CreateTopic places replicas on running brokers only.
 func TestCreateTopicSkipsCrashedBrokers(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.c.CrashBroker(1, false)
 	tm, err := f.c.CreateTopic("t", 2, 2)
@@ -270,6 +278,7 @@ func TestCreateTopicSkipsCrashedBrokers(t *testing.T) {
 // from the replicas that have them: at its restart the first in-sync replica
 // holding the HW is elected, and the restarted broker follows and catches up.
 func TestLeaderRestartBelowHWElectsAnInSyncReplica(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.topic("t", 1, 3)
 	p0 := tp("t", 0)
@@ -309,6 +318,7 @@ func TestLeaderRestartBelowHWElectsAnInSyncReplica(t *testing.T) {
 // metadata.json once with all of them; a failed save is one STORAGE_ERROR
 // in the restart's result, not one per partition.
 func TestRestartSavesMetadataOnce(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 2, 1)
 	if err := f.c.CrashBroker(1, true); err != nil {
@@ -322,7 +332,7 @@ func TestRestartSavesMetadataOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(f.cfg.DataDir, engine.MetadataFile))
+	data, err := f.fs().ReadFile(f.path(engine.MetadataFile))
 	if err != nil || string(data) != string(engine.EncodeMetadata(topics)) {
 		t.Fatalf("metadata.json %s: %v", data, err)
 	}
@@ -336,11 +346,11 @@ func TestRestartSavesMetadataOnce(t *testing.T) {
 	if err := f.c.CrashBroker(1, true); err != nil {
 		t.Fatal(err)
 	}
-	blocker := filepath.Join(f.cfg.DataDir, engine.MetadataTempFile)
-	if err := os.Mkdir(blocker, 0o755); err != nil {
+	blocker := f.path(engine.MetadataTempFile)
+	if err := f.fs().Mkdir(blocker, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(blocker)
+	defer f.fs().Remove(blocker)
 	rep, err = f.c.RestartBroker(1)
 	wantCode(t, err, kerr.StorageError, "metadata.json")
 	if len(rep.Replicas) != 2 || !rep.Replicas[0].LeaderChanged || !rep.Replicas[1].LeaderChanged {

@@ -15,6 +15,7 @@ import (
 
 // U3: config validation names the field (by its Kafka name).
 func TestConfigValidationU3(t *testing.T) {
+	t.Parallel()
 	for _, k := range engine.ConfigKeys() {
 		cfg := engine.DefaultConfig(t.TempDir())
 		err := cfg.Set(k.Name, "-1")
@@ -42,6 +43,7 @@ func TestConfigValidationU3(t *testing.T) {
 }
 
 func TestConfigKeysTable(t *testing.T) {
+	t.Parallel()
 	want := []string{"segment.bytes", "index.interval.bytes", "session.timeout.ms", "replica.lag.max.offsets",
 		"replica.lag.time.max.ms", "replica.fetch.max.bytes", "min.insync.replicas"}
 	var got []string
@@ -57,6 +59,7 @@ func TestConfigKeysTable(t *testing.T) {
 
 // SetConfig applies live knobs at once and reports those needing a reopen.
 func TestSetConfigLiveAndReopen(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	reopen, err := f.c.SetConfig("min.insync.replicas", "2")
@@ -79,6 +82,7 @@ func TestSetConfigLiveAndReopen(t *testing.T) {
 
 // M2: round-robin placement.
 func TestAssignReplicasM2(t *testing.T) {
+	t.Parallel()
 	got, err := engine.AssignReplicas([]int32{1, 2, 3}, 4, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +102,7 @@ func TestAssignReplicasM2(t *testing.T) {
 // M3, M4: bad topic names and replication factors are argument errors that
 // leave nothing behind.
 func TestCreateTopicArgumentsM3M4(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	for _, name := range []string{"", ".", "..", "has/slash", "white space", strings.Repeat("x", 250)} {
 		_, err := f.c.CreateTopic(name, 1, 1)
@@ -109,7 +114,7 @@ func TestCreateTopicArgumentsM3M4(t *testing.T) {
 	wantCode(t, err, kerr.InvalidArgument, "partitions")
 	_, err = f.c.CreateTopic("t", 1, 0)
 	wantCode(t, err, kerr.InvalidArgument, "replication factor")
-	if tree := dirTree(t, f.cfg.DataDir); len(tree) != 0 {
+	if tree := f.tree(); len(tree) != 0 {
 		t.Fatalf("rejected creates left %v", tree)
 	}
 	if ts, _ := f.c.Topics(); len(ts) != 0 {
@@ -123,17 +128,18 @@ func TestCreateTopicArgumentsM3M4(t *testing.T) {
 // A create that fails while writing metadata.json removes every directory it
 // created and changes nothing in memory.
 func TestCreateTopicFailureLeavesNoPartialState(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("kept", 1, 1)
-	before := dirTree(t, f.cfg.DataDir)
-	blocker := filepath.Join(f.cfg.DataDir, engine.MetadataTempFile)
-	if err := os.Mkdir(blocker, 0o755); err != nil {
+	before := f.tree()
+	blocker := f.path(engine.MetadataTempFile)
+	if err := f.fs().Mkdir(blocker, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.c.CreateTopic("doomed", 3, 2)
 	wantCode(t, err, kerr.StorageError, "metadata.json")
-	os.Remove(blocker)
-	wantStrings(t, "data dir after the failed create", dirTree(t, f.cfg.DataDir), before)
+	f.fs().Remove(blocker)
+	wantStrings(t, "data dir after the failed create", f.tree(), before)
 	if _, err := f.c.Topic("doomed"); !errors.Is(err, kerr.UnknownTopic) {
 		t.Fatalf("doomed: %v", err)
 	}
@@ -149,9 +155,10 @@ func TestCreateTopicFailureLeavesNoPartialState(t *testing.T) {
 
 // §5.3: metadata.json is compact JSON with sorted keys.
 func TestMetadataFileFormat(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.topic("orders", 2, 2)
-	data, err := os.ReadFile(filepath.Join(f.cfg.DataDir, engine.MetadataFile))
+	data, err := f.fs().ReadFile(f.path(engine.MetadataFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,13 +166,14 @@ func TestMetadataFileFormat(t *testing.T) {
 	if string(data) != want {
 		t.Fatalf("metadata.json:\n%s\nwant\n%s", data, want)
 	}
-	if _, err := os.Stat(filepath.Join(f.cfg.DataDir, engine.MetadataTempFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := f.fs().Stat(f.path(engine.MetadataTempFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("metadata.tmp left behind")
 	}
 }
 
 // An unparseable or incomplete metadata.json is STORAGE_ERROR at open.
 func TestInvalidMetadataIsStorageError(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"{", `{"topics":{}}`, `{"topics":{},"version":2}`,
 		`{"topics":{"t":{"partitions":{"1":{"leader_epoch":0,"leader_id":1,"replicas":[1]}}}},"version":1}`,
 		`{"topics":{"t":{"partitions":{"0":{"leader_id":1,"replicas":[1]}}}},"version":1}`,
@@ -207,6 +215,7 @@ func FuzzDecodeMetadata(f *testing.F) {
 
 // D1: a 3-partition, rf-2 topic on two brokers.
 func TestCreateTopicD1(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	tm, err := f.c.CreateTopic("orders", 3, 2)
 	if err != nil {
@@ -230,6 +239,7 @@ func TestCreateTopicD1(t *testing.T) {
 
 // D2: describe equals create; a missing topic is UNKNOWN_TOPIC.
 func TestDescribeTopicD2(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{7}, nil)
 	created, err := f.c.CreateTopic("events", 1, 1)
 	if err != nil {
@@ -248,6 +258,7 @@ func TestDescribeTopicD2(t *testing.T) {
 
 // D3: metadata survives a restart; partition 1's leader is 2.
 func TestReopenD3(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("events", 2, 2)
 	f.restart()
@@ -266,6 +277,7 @@ func TestReopenD3(t *testing.T) {
 // Decision 30: partitions are always listed in numeric order, also after a
 // restart with 11 or more partitions.
 func TestPartitionOrderAfterRestart(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("many", 12, 1)
 	f.restart()
@@ -280,6 +292,7 @@ func TestPartitionOrderAfterRestart(t *testing.T) {
 // Every entry point validates its arguments and changes nothing when it
 // rejects them (§2.2).
 func TestArgumentValidationChangesNothing(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 2, 2)
 	p0 := tp("t", 0)
@@ -340,7 +353,7 @@ func TestArgumentValidationChangesNothing(t *testing.T) {
 	if len(f.c.Producers()) != 0 {
 		t.Fatal("a rejected producer was registered")
 	}
-	if _, err := os.Stat(filepath.Join(f.cfg.DataDir, producer.IdentityFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := f.fs().Stat(f.path(producer.IdentityFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("a rejected idempotent producer allocated an identity")
 	}
 
@@ -356,6 +369,7 @@ func TestArgumentValidationChangesNothing(t *testing.T) {
 
 // E1, decision 1: max 0 returns no records (the reference returned all).
 func TestFetchMaxZeroE1(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.append(tp("t", 0), batchOf("a", "b"), engine.Acks1)
@@ -373,6 +387,7 @@ func TestFetchMaxZeroE1(t *testing.T) {
 
 // LC1: an injected flush failure becomes terminal; crash still works.
 func TestTerminalFailureLC1(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	if err := f.c.RunFlushCycle(); err != nil {
 		t.Fatal(err)
@@ -396,6 +411,7 @@ func TestTerminalFailureLC1(t *testing.T) {
 
 // LC2: close flushes a lingering send; a second close does nothing.
 func TestGracefulCloseLC2(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := f.producer(func(o *producer.Options) { o.LingerMs = 1000 })
@@ -422,6 +438,7 @@ func TestGracefulCloseLC2(t *testing.T) {
 
 // LC3: a crash cancels a lingering send; nothing was appended.
 func TestCrashCancelsLC3(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := f.producer(func(o *producer.Options) { o.LingerMs = 1000 })
@@ -444,6 +461,7 @@ func TestCrashCancelsLC3(t *testing.T) {
 // Decision 25: close never hangs; a pending acks=all write fails with a clear
 // error, and the batch stays in the leader's log.
 func TestCloseFailsPendingAcksDecision25(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := f.producer(func(o *producer.Options) { o.LingerMs = 1000; o.Acks = engine.AcksAll })
@@ -465,6 +483,7 @@ func TestCloseFailsPendingAcksDecision25(t *testing.T) {
 
 // The clock: Advance needs a manual clock; Now follows it.
 func TestAdvanceMovesTheManualClock(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	if err := f.c.Advance(25); err != nil || f.c.Now() != 25 {
 		t.Fatalf("now %d, %v", f.c.Now(), err)

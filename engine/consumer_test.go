@@ -85,6 +85,7 @@ func (f *fixture) committed(groupID string, p engine.TopicPartition) (int64, boo
 
 // CO1: position vs commit.
 func TestCO1PositionVersusCommit(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "0", "1", "2")
@@ -110,6 +111,7 @@ func TestCO1PositionVersusCommit(t *testing.T) {
 
 // CO2: latest starts at the HW.
 func TestCO2Latest(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "old")
@@ -122,6 +124,7 @@ func TestCO2Latest(t *testing.T) {
 
 // CO3: the budget is shared across partitions; §11.1's budget example.
 func TestCO3SharedBudget(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 2, 1)
 	f.produce("t", 0, "a")
@@ -157,6 +160,7 @@ func TestCO3SharedBudget(t *testing.T) {
 
 // CO4 (at-least-once): process before commit replays after a failure.
 func TestCO4ProcessBeforeCommitReplays(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "work")
@@ -171,6 +175,7 @@ func TestCO4ProcessBeforeCommitReplays(t *testing.T) {
 
 // CO5 (at-most-once): commit before process skips after a failure.
 func TestCO5CommitBeforeProcessSkips(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "work")
@@ -188,6 +193,7 @@ func TestCO5CommitBeforeProcessSkips(t *testing.T) {
 
 // CO6: committed offsets survive a restart.
 func TestCO6OffsetsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "x")
@@ -209,6 +215,7 @@ func TestCO6OffsetsSurviveRestart(t *testing.T) {
 // §11.1 observed: a committed offset below the log start resets (earliest)
 // to the log start.
 func TestRetentionResetsToLogStart(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, func(c *engine.Config) { c.SegmentBytes = 1 })
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "0", "1", "2", "3")
@@ -238,6 +245,7 @@ func TestRetentionResetsToLogStart(t *testing.T) {
 }
 
 func TestResetErrorWithoutCommit(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "x")
@@ -248,6 +256,7 @@ func TestResetErrorWithoutCommit(t *testing.T) {
 }
 
 func TestConsumerArgumentErrors(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	_, err := f.c.NewConsumer(engine.ConsumerOptions{})
@@ -281,6 +290,7 @@ func TestConsumerArgumentErrors(t *testing.T) {
 // A seek beyond the log end is handled at the next poll: earliest resets to
 // the log start.
 func TestSeekOutOfRangeResets(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "a", "b")
@@ -295,6 +305,7 @@ func TestSeekOutOfRangeResets(t *testing.T) {
 // A consumer never reads beyond the HW: with acks=all not yet replicated
 // the record is in the leader log but not visible.
 func TestConsumerStopsAtHW(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	if _, err := f.c.Produce("t", 0, rec("x"), engine.Acks1); err != nil {
@@ -311,6 +322,7 @@ func TestConsumerStopsAtHW(t *testing.T) {
 
 // Decision 31: consumers and groups are guarded like everything else.
 func TestConsumersAfterClose(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	con := f.consumer("g", nil)

@@ -14,6 +14,7 @@ import (
 // An epoch registered but never used in a batch is forgotten then, and the
 // fenced instance can write again, until the new instance writes.
 func TestUnusedRegisteredEpochForgottenAtRebuildDecision6(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
@@ -56,6 +57,7 @@ func TestUnusedRegisteredEpochForgottenAtRebuildDecision6(t *testing.T) {
 // state from its log, so a batch of the old epoch that was fenced before the
 // restart is accepted after it (no instance of the new epoch wrote).
 func TestUnusedRegisteredEpochForgottenAtRestartDecision6(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := tp("t", 0)
@@ -81,6 +83,7 @@ func TestUnusedRegisteredEpochForgottenAtRestartDecision6(t *testing.T) {
 // back with the epoch bumped, and it fences the instance from before the
 // restart.
 func TestDefaultProducerNameAfterRestartDecision23(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := tp("t", 0)

@@ -10,6 +10,7 @@ import (
 // E6 with decision 19: a read_uncommitted consumer moves past a trailing
 // commit marker, so it has no phantom lag of 1.
 func TestE6TrailingMarkerNoLag(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -35,6 +36,7 @@ func TestE6TrailingMarkerNoLag(t *testing.T) {
 // Decision 19: a read_committed consumer stops at the LSO, skips aborted
 // batches and markers, and its position moves past them.
 func TestReadCommittedConsumer(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -73,6 +75,7 @@ func TestReadCommittedConsumer(t *testing.T) {
 
 // §13: the delivery-semantics scenarios, end to end.
 func TestDeliverySemantics(t *testing.T) {
+	t.Parallel()
 	t.Run("at-most-once: commit before processing loses a record", func(t *testing.T) {
 		f := open(t, []int32{1}, nil)
 		f.topic("in", 1, 1)

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,16 +10,18 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // runScript drives a scripted scenario — topics, producers with linger,
 // acks 0/1/all, replication, clock advances, a broker crash, a promotion, a
 // restart and a rejoin — and returns its transcript: every event and the
 // describe output after each step.
-func runScript(t *testing.T, dir string) string {
+func runScript(t *testing.T, fsys vfs.FS, dir string) string {
 	t.Helper()
 	var out strings.Builder
 	cfg := engine.DefaultConfig(dir)
+	cfg.FS = fsys
 	cfg.BrokerIDs = []int32{1, 2, 3}
 	cfg.ReplicaLagTimeMaxMs = 50
 	cfg.SegmentBytes = 300
@@ -80,40 +81,60 @@ func runScript(t *testing.T, dir string) string {
 }
 
 // files returns every file under dir with its contents, by relative path.
-func files(t *testing.T, dir string) map[string]string {
+func files(t *testing.T, fsys vfs.FS, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(path)
-			rel, _ := filepath.Rel(dir, path)
-			out[rel] = string(data)
+	var walk func(dir, rel string)
+	walk = func(dir, rel string) {
+		es, err := fsys.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
+		for _, e := range es {
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				walk(p, filepath.Join(rel, e.Name()))
+				continue
+			}
+			data, err := fsys.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[filepath.Join(rel, e.Name())] = string(data)
+		}
+	}
+	walk(dir, "")
 	return out
 }
 
-// The same script in two fresh directories gives the same transcript (events
-// and describe output) and the same data directory contents, byte for byte.
+// The same script run three times, on the disk and twice on a fresh
+// vfs.Mem, gives the same transcript (events and describe output) and the
+// same data directory contents, byte for byte: the engine is deterministic,
+// and an in-memory cluster is the same cluster as one on disk.
 func TestScriptedScenarioIsDeterministic(t *testing.T) {
-	a, b := t.TempDir(), t.TempDir()
-	first, second := runScript(t, a), runScript(t, b)
-	if first != second {
-		t.Fatalf("transcripts differ:\n%s\n---\n%s", first, second)
+	t.Parallel()
+	disk, mem1, mem2 := t.TempDir(), vfs.NewMem(), vfs.NewMem()
+	first := runScript(t, vfs.OS, disk)
+	for i, mem := range []*vfs.Mem{mem1, mem2} {
+		if got := runScript(t, mem, "data"); got != first {
+			t.Fatalf("transcripts differ (in memory, run %d):\n%s\n---\n%s", i+1, got, first)
+		}
 	}
 	for _, want := range []string{"isr_shrank", "leader_changed", "batch_flushed", "ack_resolved", "broker_crashed", "broker_restarted"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the script never produced %s", want)
 		}
 	}
-	fa, fb := files(t, a), files(t, b)
-	if len(fa) != len(fb) || len(fa) < 10 {
-		t.Fatalf("%d files vs %d", len(fa), len(fb))
-	}
-	for name, data := range fa {
-		if fb[name] != data {
-			t.Errorf("%s differs", name)
+	fa := files(t, vfs.OS, disk)
+	for _, mem := range []*vfs.Mem{mem1, mem2} {
+		fb := files(t, mem, "data")
+		if len(fa) != len(fb) || len(fa) < 10 {
+			t.Fatalf("%d files vs %d", len(fa), len(fb))
+		}
+		for name, data := range fa {
+			if fb[name] != data {
+				t.Errorf("%s differs", name)
+			}
 		}
 	}
 }

@@ -23,6 +23,7 @@ var realTimeFiles = []string{filepath.Join("clock", "system.go")}
 // NewTimer/NewTicker/Since/Until, or a package-level math/rand function.
 // Randomness must come from a seeded *rand.Rand owned by the cluster.
 func TestEngineIsDeterministic(t *testing.T) {
+	t.Parallel()
 	forbiddenTime := map[string]bool{"Now": true, "Sleep": true, "After": true, "AfterFunc": true, "Tick": true, "NewTimer": true, "NewTicker": true, "Since": true, "Until": true}
 	allowedRand := map[string]bool{"New": true, "NewPCG": true, "NewSource": true, "NewChaCha8": true, "NewZipf": true}
 	files := 0

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/invariant"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // coordModel drives consumers, groups and transactions on a 2-broker
@@ -61,14 +61,15 @@ func (m *coordModel) committedInstance(inst int) bool {
 //   - a generation never assigns one partition to two members
 //     (assignment-disjoint).
 func TestCoordinationStateMachine(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
-		dir, err := os.MkdirTemp("", "minikafka-coord")
-		if err != nil {
-			rt.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
+		// In memory: the cluster's logic under random calls, not the disk
+		// (engine/storage and the REPL's transcripts test the disk).
+		var err error
+		dir, mem := "data", vfs.NewMem()
 		m := &coordModel{clk: clock.NewManual(0), inst: map[string]int{}, lastID: map[int]string{}, finished: map[int]bool{}}
 		cfg := engine.DefaultConfig(dir)
+		cfg.FS = mem
 		cfg.BrokerIDs = []int32{1, 2}
 		cfg.SessionTimeoutMs = 50
 		cfg.ReplicaLagTimeMaxMs = 1000

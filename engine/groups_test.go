@@ -59,6 +59,7 @@ func overlap(a, b []engine.TopicPartition) bool {
 // stale; after a refresh there is no overlap; after member 2 leaves, member 1
 // owns everything again.
 func TestRebalanceLab(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("orders", 4, 1)
 	m1, m2 := f.consumer("workers", nil), f.consumer("workers", nil)
@@ -96,6 +97,7 @@ func TestRebalanceLab(t *testing.T) {
 // G4: two cluster consumers subscribe; after the first refreshes, each
 // holds two partitions, disjoint.
 func TestG4ClusterConsumers(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("orders", 4, 1)
 	a, b := f.consumer("g", nil), f.consumer("g", nil)
@@ -113,6 +115,7 @@ func TestG4ClusterConsumers(t *testing.T) {
 // §11.4: a member with a stale local view commits with its old generation
 // and is fenced.
 func TestNoRevokeBarrierStaleCommitFenced(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("orders", 4, 1)
 	for p := int32(0); p < 4; p++ {
@@ -139,6 +142,7 @@ func TestNoRevokeBarrierStaleCommitFenced(t *testing.T) {
 // refresh; a heartbeat keeps a member; expired members are reported in one
 // event per group and then get UNKNOWN_MEMBER.
 func TestSessionExpiryInAdvance(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, func(c *engine.Config) { c.SessionTimeoutMs = 100 })
 	f.topic("orders", 2, 1)
 	a, b := f.consumer("g", nil), f.consumer("g", nil)
@@ -195,6 +199,7 @@ func membersExpired(evs []engine.Event) []engine.MembersExpired {
 // still in the group, and they leave only when session.timeout.ms passes
 // without a heartbeat. A graceful close makes them leave at once.
 func TestCrashKeepsMembersUntilSessionExpiry(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, func(c *engine.Config) { c.SessionTimeoutMs = 100 })
 	f.topic("orders", 2, 1)
 	a, b := f.consumer("g", nil), f.consumer("g", nil)
@@ -233,6 +238,7 @@ func TestCrashKeepsMembersUntilSessionExpiry(t *testing.T) {
 // `group describe`: kafka-consumer-groups' rows with committed offset,
 // log-end offset (HW), lag and owner; `group list`.
 func TestDescribeGroupRows(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("orders", 2, 1)
 	f.produce("orders", 0, "a", "b", "c")
@@ -272,6 +278,7 @@ func TestDescribeGroupRows(t *testing.T) {
 // a second consumer takes the partition over, a promotion, and a restart
 // that keeps both the committed offset and the new leader.
 func TestFinalAcceptanceF1(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2; c.SessionTimeoutMs = 10 })
 	f.topic("orders", 2, 2)
 	p := f.producer(func(o *producer.Options) { o.Idempotent, o.BatchSize = true, 1 })

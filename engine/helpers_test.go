@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,9 +12,11 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
-// fixture is a cluster on a manual clock in a temporary directory.
+// fixture is a cluster on a manual clock, in memory (a vfs.Mem) unless the
+// test asks for the disk.
 type fixture struct {
 	t   *testing.T
 	c   *engine.Cluster
@@ -23,10 +24,25 @@ type fixture struct {
 	cfg engine.Config
 }
 
-// open starts a cluster with the given brokers; tweak adjusts the config.
+// open starts a cluster with the given brokers on a fresh vfs.Mem (data
+// directory "data"); tweak adjusts the config. The engine's files behave on
+// a Mem as on the disk (engine/vfs's TestMemMatchesOS); tests of the real
+// disk use openOnDisk.
 func open(t *testing.T, brokers []int32, tweak func(*engine.Config)) *fixture {
 	t.Helper()
-	cfg := engine.DefaultConfig(t.TempDir())
+	cfg := engine.DefaultConfig("data")
+	cfg.FS = vfs.NewMem()
+	return openWith(t, cfg, brokers, tweak)
+}
+
+// openOnDisk is open in a temporary directory of the real file system.
+func openOnDisk(t *testing.T, brokers []int32, tweak func(*engine.Config)) *fixture {
+	t.Helper()
+	return openWith(t, engine.DefaultConfig(t.TempDir()), brokers, tweak)
+}
+
+func openWith(t *testing.T, cfg engine.Config, brokers []int32, tweak func(*engine.Config)) *fixture {
+	t.Helper()
 	cfg.BrokerIDs = brokers
 	if tweak != nil {
 		tweak(&cfg)
@@ -35,6 +51,66 @@ func open(t *testing.T, brokers []int32, tweak func(*engine.Config)) *fixture {
 	f.reopen()
 	t.Cleanup(func() { f.c.Close() })
 	return f
+}
+
+// fs is the file system the fixture's cluster lives in.
+func (f *fixture) fs() vfs.FS {
+	if f.cfg.FS == nil {
+		return vfs.OS
+	}
+	return f.cfg.FS
+}
+
+// path joins elems below the data directory.
+func (f *fixture) path(elems ...string) string {
+	return filepath.Join(append([]string{f.cfg.DataDir}, elems...)...)
+}
+
+// readFile reads a file of the cluster's file system.
+func (f *fixture) readFile(path string) []byte {
+	f.t.Helper()
+	data, err := f.fs().ReadFile(path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return data
+}
+
+// writeFile replaces a file of the cluster's file system.
+func (f *fixture) writeFile(path string, data []byte) {
+	f.t.Helper()
+	if err := vfs.WriteFile(f.fs(), path, data, 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// removeFile deletes a file of the cluster's file system.
+func (f *fixture) removeFile(path string) {
+	f.t.Helper()
+	if err := f.fs().Remove(path); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// tree lists every path under the data directory, relative, sorted.
+func (f *fixture) tree() []string {
+	f.t.Helper()
+	var out []string
+	var walk func(dir, rel string)
+	walk = func(dir, rel string) {
+		es, err := f.fs().ReadDir(dir)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		for _, e := range es {
+			out = append(out, filepath.Join(rel, e.Name()))
+			if e.IsDir() {
+				walk(filepath.Join(dir, e.Name()), filepath.Join(rel, e.Name()))
+			}
+		}
+	}
+	walk(f.cfg.DataDir, "")
+	return out
 }
 
 // reopen opens the cluster again on the same directory and clock.
@@ -217,31 +293,10 @@ func wantStrings(t *testing.T, what string, got, want []string) {
 	}
 }
 
-// dirTree lists every path under dir, relative, sorted.
-func dirTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && path != dir {
-			rel, _ := filepath.Rel(dir, path)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	return out
-}
-
 func eventKinds(evs []engine.Event) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Kind())
 	}
 	return out
-}
-
-func removeFile(t *testing.T, path string) {
-	t.Helper()
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -12,6 +12,7 @@ import (
 // Retention on the leader only: the follower, now below the leader's log
 // start, resets to it at its next fetch (decision 11).
 func TestRetentionThenFollowerReset(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.SegmentBytes = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -40,6 +41,7 @@ func TestRetentionThenFollowerReset(t *testing.T) {
 // Compaction on every replica keeps offsets; corruption shows at the next
 // restart of the broker, as a recovery truncation.
 func TestCompactAndCorrupt(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.SegmentBytes = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)

@@ -16,6 +16,7 @@ import (
 // the produce is INVALID_RECORD and changes nothing: no offset, no ack id,
 // replication and a reopen stay clean.
 func TestProduceOverMaxBatchBytesIsInvalidRecord(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("big", 1, 2)
 	p := tp("big", 0)
@@ -52,6 +53,7 @@ func TestProduceOverMaxBatchBytesIsInvalidRecord(t *testing.T) {
 // 16 MiB gets a clean INVALID_RECORD on every future of that batch; an
 // idempotent producer's next batch keeps sequence 0 and is accepted.
 func TestProducerBatchOverMaxBatchBytesFailsItsFutures(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("big", 1, 2)
 	opts := producer.DefaultOptions()

@@ -12,6 +12,7 @@ import (
 // follower that still holds those records diverged; Open reports the
 // recovery truncation first, as RestartBroker does.
 func TestOpenEmitsRecoveryTruncationBeforeItsEffects(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)

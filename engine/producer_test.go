@@ -3,8 +3,6 @@ package engine_test
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -12,6 +10,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/producer"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 func batchCount(t *testing.T, f *fixture, p engine.TopicPartition) int {
@@ -27,6 +26,7 @@ func batchCount(t *testing.T, f *fixture, p engine.TopicPartition) int {
 
 // PR1: linger on the manual clock; Advance runs the due flushes.
 func TestLingerFlushPR1(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.clk = clock.NewManual(100)
 	f.restart()
@@ -55,6 +55,7 @@ func TestLingerFlushPR1(t *testing.T) {
 
 // PR2: batch.size triggers the flush; close completes at once.
 func TestBatchSizeFlushPR2(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := f.producer(func(o *producer.Options) { o.BatchSize, o.LingerMs = 68, 1000 })
@@ -73,6 +74,7 @@ func TestBatchSizeFlushPR2(t *testing.T) {
 
 // PR3: buffer.memory bounds the accumulator.
 func TestBufferFullPR3(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := f.producer(func(o *producer.Options) { o.BatchSize, o.LingerMs, o.MaxBufferBytes = 4096, 1000, 40 })
@@ -87,6 +89,7 @@ func TestBufferFullPR3(t *testing.T) {
 
 // PR4: one key, one partition, send order kept.
 func TestOrderingPR4(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 3, 1)
 	p := f.producer(func(o *producer.Options) { o.BatchSize, o.LingerMs = 4096, 1000 })
@@ -106,6 +109,7 @@ func TestOrderingPR4(t *testing.T) {
 
 // PR5, PR6: an explicit partition wins; keyless records rotate after a batch.
 func TestPartitionChoicePR5PR6(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 3, 1)
 	p := f.producer(func(o *producer.Options) { o.BatchSize = 1 })
@@ -125,6 +129,7 @@ func TestPartitionChoicePR5PR6(t *testing.T) {
 
 // §8.2 example: same key x3 → one partition, one batch.
 func TestKeyedBatchCount(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 2, 1)
 	p := f.producer(func(o *producer.Options) { o.LingerMs = 1000 })
@@ -139,6 +144,7 @@ func TestKeyedBatchCount(t *testing.T) {
 
 // PR7: an exact retry returns the original result; nothing is appended.
 func TestExactRetryPR7(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -160,6 +166,7 @@ func TestExactRetryPR7(t *testing.T) {
 
 // PR8: sequence gaps and old epochs.
 func TestSequencesPR8(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p0 := tp("t", 0)
@@ -176,6 +183,7 @@ func TestSequencesPR8(t *testing.T) {
 
 // PR9: a second producer with the same name fences the first.
 func TestNamedProducerFencesPR9(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	old := f.producer(func(o *producer.Options) { o.Name, o.Idempotent, o.BatchSize = "writer", true, 1 })
@@ -197,13 +205,14 @@ func TestNamedProducerFencesPR9(t *testing.T) {
 // refusal is the store's ILLEGAL_STATE, not a PRODUCER_FENCED from a wrapped
 // epoch, and the running instance stays unfenced.
 func TestProducerEpochExhausted(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	if err := f.c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(f.cfg.DataDir, producer.IdentityFile)
-	if err := os.WriteFile(path, []byte(`{"writer": [1, 2147483646]}`), 0o644); err != nil {
+	path := f.path(producer.IdentityFile)
+	if err := vfs.WriteFile(f.fs(), path, []byte(`{"writer": [1, 2147483646]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f.reopen()
@@ -218,7 +227,7 @@ func TestProducerEpochExhausted(t *testing.T) {
 	if len(f.c.Producers()) != 1 {
 		t.Fatal("a refused producer was registered")
 	}
-	if data, _ := os.ReadFile(path); string(data) != `{"writer": [1, 2147483647]}` {
+	if data, _ := f.fs().ReadFile(path); string(data) != `{"writer": [1, 2147483647]}` {
 		t.Fatalf("identity file %s", data)
 	}
 	fut := f.send(last, "t", 0, rec("x"))
@@ -229,6 +238,7 @@ func TestProducerEpochExhausted(t *testing.T) {
 
 // PR10: producer state is rebuilt from the log at open.
 func TestProducerStateAfterRestartPR10(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p0 := tp("t", 0)
@@ -242,6 +252,7 @@ func TestProducerStateAfterRestartPR10(t *testing.T) {
 
 // Default names count every producer; idempotent identities follow §8.5.1.
 func TestProducerNamesAndIdentities(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	a := f.producer(nil)
 	b := f.producer(func(o *producer.Options) { o.Idempotent = true })
@@ -261,6 +272,7 @@ func TestProducerNamesAndIdentities(t *testing.T) {
 // producer's sequence does not move, and Retry is recognised as a duplicate
 // once the follower has it: the record is stored once.
 func TestRetryAfterAppendFailure(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -302,6 +314,7 @@ func TestRetryAfterAppendFailure(t *testing.T) {
 
 // A plain producer's retry appends the batch again: why idempotence exists.
 func TestPlainRetryDuplicates(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := f.producer(func(o *producer.Options) { o.BatchSize = 1 })
@@ -319,6 +332,7 @@ func TestPlainRetryDuplicates(t *testing.T) {
 // Decision 5 (E10 in the reference returned at once): an exact duplicate
 // with acks=all is acknowledged only once the HW covers it.
 func TestDuplicateWaitsForHWDecision5(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -335,6 +349,7 @@ func TestDuplicateWaitsForHWDecision5(t *testing.T) {
 
 // Acks 0 through the producer: the record is appended, the offset unknown (RP11).
 func TestAcksZeroRP11(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	p := f.producer(func(o *producer.Options) { o.Acks, o.BatchSize = engine.Acks0, 1 })
@@ -347,6 +362,7 @@ func TestAcksZeroRP11(t *testing.T) {
 // A producer crash cancels its pending futures; its in-flight acks=all batch
 // may still complete in the cluster without touching them.
 func TestProducerCrash(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := f.producer(func(o *producer.Options) { o.Acks, o.BatchSize = engine.AcksAll, 1 })

@@ -13,6 +13,7 @@ var two = []int32{1, 2}
 
 // RP1: a follower copies whole batches.
 func TestFollowerCopiesBatchesRP1(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -43,6 +44,7 @@ func TestFollowerCopiesBatchesRP1(t *testing.T) {
 
 // RP2: replicating everything pumps every partition.
 func TestReplicateAllRP2(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("events", 2, 2)
 	p := f.producer(func(o *producer.Options) { o.BatchSize = 1 })
@@ -56,6 +58,7 @@ func TestReplicateAllRP2(t *testing.T) {
 
 // RP3, RP5: the HW is the minimum ISR LEO; one replica advances it at once.
 func TestHighWatermarkRP3RP5(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	f.topic("single", 1, 1)
@@ -76,6 +79,7 @@ func TestHighWatermarkRP3RP5(t *testing.T) {
 
 // RP4: nothing above the HW is readable, for either isolation level.
 func TestNoReadAboveHWRP4(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -98,6 +102,7 @@ func TestNoReadAboveHWRP4(t *testing.T) {
 
 // RP6: the offset-lag rule, out and back in.
 func TestOffsetLagRP6(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.ReplicaLagMaxOffsets = 0 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -114,6 +119,7 @@ func TestOffsetLagRP6(t *testing.T) {
 
 // RP7: the time-lag rule; exactly replica.lag.time.max.ms stays in sync.
 func TestTimeLagRP7(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.ReplicaLagTimeMaxMs = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -125,6 +131,7 @@ func TestTimeLagRP7(t *testing.T) {
 
 // RP8: acks=all waits for the follower.
 func TestAcksAllWaitsRP8(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -146,6 +153,7 @@ func TestAcksAllWaitsRP8(t *testing.T) {
 
 // RP9: NOT_ENOUGH_REPLICAS before the append; nothing written.
 func TestNotEnoughReplicasRP9(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -161,6 +169,7 @@ func TestNotEnoughReplicasRP9(t *testing.T) {
 
 // RP10: NOT_ENOUGH_REPLICAS_AFTER_APPEND once appended.
 func TestNotEnoughReplicasAfterAppendRP10(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -175,6 +184,7 @@ func TestNotEnoughReplicasAfterAppendRP10(t *testing.T) {
 // §9.4: the captured ISR does not shrink: a follower removed after the
 // append still has to catch up (3 brokers, min ISR 1).
 func TestCapturedISRDoesNotShrink(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.topic("t", 1, 3)
 	p0 := tp("t", 0)
@@ -192,6 +202,7 @@ func TestCapturedISRDoesNotShrink(t *testing.T) {
 // RP12, §10.6: an acks=1 write acknowledged at offset 0 is lost when the
 // follower that never fetched it is promoted.
 func TestAcknowledgedWriteLossRP12(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -212,6 +223,7 @@ func TestAcknowledgedWriteLossRP12(t *testing.T) {
 // §16.1 and its counterpart: the same story with acks=all and
 // min.insync.replicas=2 never loses the record.
 func TestLeaderFailureLabWithAcksAll(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("payments", 1, 2)
 	p0 := tp("payments", 0)
@@ -236,6 +248,7 @@ func TestLeaderFailureLabWithAcksAll(t *testing.T) {
 // RP13, RP14: only ISR members can be promoted; the HW gate keeps a
 // truncated follower out.
 func TestPromotionNeedsISRRP13RP14(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -259,6 +272,7 @@ func TestPromotionNeedsISRRP13RP14(t *testing.T) {
 // RP15, RP16: promotion bumps the epoch, fences stale appends, and survives a
 // restart.
 func TestPromotionEpochRP15RP16(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -289,6 +303,7 @@ func TestPromotionEpochRP15RP16(t *testing.T) {
 // RP17: a divergent tail is truncated by rejoin, then the old leader
 // catches up.
 func TestDivergentTailRejoinRP17(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -319,6 +334,7 @@ func TestDivergentTailRejoinRP17(t *testing.T) {
 // promotion and truncates before it fetches again, so it never re-enters the
 // ISR with different bytes at the same offsets.
 func TestDivergedOldLeaderE3(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -348,6 +364,7 @@ func TestDivergedOldLeaderE3(t *testing.T) {
 // Decision 13: promoting the current leader bumps the epoch and resets the
 // ISR; its own tail above the HW is cut.
 func TestPromoteCurrentLeaderDecision13(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -363,6 +380,7 @@ func TestPromoteCurrentLeaderDecision13(t *testing.T) {
 
 // A promotion fails every pending acks=all waiter with FENCED_LEADER_EPOCH.
 func TestPromotionFailsWaiters(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -374,6 +392,7 @@ func TestPromotionFailsWaiters(t *testing.T) {
 // Decision 12: a follower ahead of the leader is not in sync until it has
 // truncated; the next fetch truncates it to the HW.
 func TestFollowerAheadDecision12(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -404,6 +423,7 @@ func TestFollowerAheadDecision12(t *testing.T) {
 // the leader's first segments are deleted while the cluster is closed, as
 // retention would delete them.
 func TestFollowerBelowLogStartDecision11(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.SegmentBytes = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -417,8 +437,8 @@ func TestFollowerBelowLogStartDecision11(t *testing.T) {
 	}
 	f.c.Close()
 	for _, s := range segs[:2] {
-		removeFile(t, s.LogPath)
-		removeFile(t, s.IndexPath)
+		f.removeFile(s.LogPath)
+		f.removeFile(s.IndexPath)
 	}
 	f.reopen()
 	if st := f.state(p0); st.LogStart != 2 || st.HW != 0 {
@@ -443,6 +463,7 @@ func TestFollowerBelowLogStartDecision11(t *testing.T) {
 // replica.fetch.max.bytes limits one fetch, but the first batch is always
 // copied.
 func TestReplicaFetchMaxBytes(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.ReplicaFetchMaxBytes = 100 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -461,6 +482,7 @@ func TestReplicaFetchMaxBytes(t *testing.T) {
 
 // Replicating one follower leaves the others alone.
 func TestReplicateOneFollower(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.topic("t", 1, 3)
 	p0 := tp("t", 0)
@@ -481,6 +503,7 @@ func TestReplicateOneFollower(t *testing.T) {
 
 // Tutorial Ch.5 and Ch.6 landmarks (§9.4, §10.1).
 func TestTutorialLandmarks(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2; c.ReplicaLagMaxOffsets = 0 })
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -508,6 +531,7 @@ func TestTutorialLandmarks(t *testing.T) {
 // F1, replication parts: an idempotent acks=all producer, replication, a
 // promotion of the other replica, and a restart that keeps it.
 func TestFinalAcceptanceF1Replication(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2; c.SessionTimeoutMs = 10 })
 	f.topic("orders", 2, 2)
 	p := f.producer(func(o *producer.Options) { o.Idempotent, o.BatchSize = true, 1 })
@@ -539,6 +563,7 @@ func TestFinalAcceptanceF1Replication(t *testing.T) {
 // could otherwise be promoted and truncate an acknowledged record (the
 // reference's rule has this hole; the rapid model checks the invariant).
 func TestAcksAllWaitsForHWWhenTheISRGrows(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, func(c *engine.Config) {
 		c.MinInsyncReplicas, c.ReplicaLagTimeMaxMs, c.ReplicaFetchMaxBytes = 2, 100, 1
 	})
@@ -575,6 +600,7 @@ func TestAcksAllWaitsForHWWhenTheISRGrows(t *testing.T) {
 // ISR is {leader} and the HW is 3 — the HW is recomputed from every replica,
 // not checkpointed.
 func TestRestartRecomputesISRAndHWE2(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)

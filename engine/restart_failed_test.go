@@ -2,13 +2,13 @@ package engine_test
 
 import (
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // A broker restart that fails (one replica has a corrupt closed segment)
@@ -17,6 +17,7 @@ import (
 // replicas are not brought back half-way, and no event announces a
 // restart. Once the damaged file is replaced, restarting again works.
 func TestFailedRestartChangesNothing(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, func(c *engine.Config) { c.SegmentBytes = 120 })
 	f.topic("t", 2, 2)
 	damaged, led := tp("t", 0), tp("t", 1)
@@ -34,7 +35,7 @@ func TestFailedRestartChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	segment := l.Segments()[0].LogPath
-	good, err := os.ReadFile(segment)
+	good, err := f.fs().ReadFile(segment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestFailedRestartChangesNothing(t *testing.T) {
 	wantCode(t, err, kerr.StorageError, "corrupt closed segment")
 	wantDown("after the second failed restart")
 
-	if err := os.WriteFile(segment, good, 0o644); err != nil {
+	if err := vfs.WriteFile(f.fs(), segment, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := f.c.RestartBroker(2)

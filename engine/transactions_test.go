@@ -1,8 +1,6 @@
 package engine_test
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
 	"github.com/minikafka-lab/minikafka/engine/txn"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 func (f *fixture) begin(id string) {
@@ -86,6 +85,7 @@ func (f *fixture) leaderBatches(p engine.TopicPartition) []record.Meta {
 // T1: the commit marker makes the pending record visible to read_committed;
 // every batch after the data is a control batch.
 func TestT1CommitMarker(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -114,6 +114,7 @@ func TestT1CommitMarker(t *testing.T) {
 // T2, T3, T6: with 2 brokers and min ISR 2, the send, the commit and the
 // abort each stay pending until a replication round.
 func TestT2T3T6PendingUntilReplication(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("out", 1, 2)
 	p := tp("out", 0)
@@ -156,6 +157,7 @@ func TestT2T3T6PendingUntilReplication(t *testing.T) {
 
 // T4: the LSO holds back a plain record after open transactional data.
 func TestT4LSOHoldsBackLaterRecords(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -172,6 +174,7 @@ func TestT4LSOHoldsBackLaterRecords(t *testing.T) {
 
 // T5: an aborted transaction is invisible to read_committed.
 func TestT5Abort(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -187,6 +190,7 @@ func TestT5Abort(t *testing.T) {
 // T7 and T8: staged offsets are published with the commit, dropped by an
 // abort.
 func TestT7T8OffsetsWithTheTransaction(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("input", 1, 1)
 	f.topic("output", 1, 1)
@@ -220,6 +224,7 @@ func TestT7T8OffsetsWithTheTransaction(t *testing.T) {
 
 // T9: a committed transaction is visible after a restart.
 func TestT9CommittedSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	f.begin("durable")
@@ -232,6 +237,7 @@ func TestT9CommittedSurvivesRestart(t *testing.T) {
 // T10: a journal holding a PREPARE_COMMIT with staged offsets is completed
 // when the cluster opens.
 func TestT10RecoverPrepareCommit(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("input", 1, 1)
 	if err := f.c.Close(); err != nil {
@@ -239,7 +245,7 @@ func TestT10RecoverPrepareCommit(t *testing.T) {
 	}
 	e := txn.Entry{ID: "recover-me", State: txn.PrepareCommit,
 		StagedOffsets: map[string]group.Offsets{"workers": {tp("input", 0): 7}}}
-	if err := os.WriteFile(filepath.Join(f.cfg.DataDir, txn.JournalFileName), e.AppendLine(nil), 0o644); err != nil {
+	if err := vfs.WriteFile(f.fs(), f.path(txn.JournalFileName), e.AppendLine(nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep := f.reopen()
@@ -255,13 +261,14 @@ func TestT10RecoverPrepareCommit(t *testing.T) {
 // T11: a journal whose tail is damaged is cut back to the last valid line,
 // and the open report says what was dropped.
 func TestT11JournalTailDropped(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	if err := f.c.Close(); err != nil {
 		t.Fatal(err)
 	}
 	valid := txn.Entry{ID: "valid", State: txn.CompleteAbort}.AppendLine(nil)
-	path := filepath.Join(f.cfg.DataDir, txn.JournalFileName)
-	if err := os.WriteFile(path, append(valid, "deadbeef {"...), 0o644); err != nil {
+	path := f.path(txn.JournalFileName)
+	if err := vfs.WriteFile(f.fs(), path, append(valid, "deadbeef {"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep := f.reopen()
@@ -269,7 +276,7 @@ func TestT11JournalTailDropped(t *testing.T) {
 	if j.Lines != 1 || j.Dropped == nil || j.Dropped.Bytes != 10 || j.Dropped.Lines != 1 {
 		t.Fatalf("journal report %+v %+v", j, j.Dropped)
 	}
-	if st, _ := os.Stat(path); st.Size() != int64(len(valid)) {
+	if st, _ := f.fs().Stat(path); st.Size() != int64(len(valid)) {
 		t.Fatalf("journal size %d", st.Size())
 	}
 	list, err := f.c.ListTransactions()
@@ -280,6 +287,7 @@ func TestT11JournalTailDropped(t *testing.T) {
 
 // E4 fixed (decision 14): reusing an id never changes older batches.
 func TestE4TransactionIDReuse(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -304,6 +312,7 @@ func TestE4TransactionIDReuse(t *testing.T) {
 // recovery, which writes its ABORT marker; the LSO is released and the id
 // can begin again.
 func TestE5OngoingAbortedAtRestart(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)
@@ -339,6 +348,7 @@ func TestE5OngoingAbortedAtRestart(t *testing.T) {
 // transaction prepared, with the LSO held; the same outcome is retried once
 // the ISR is back, and an abort is refused meanwhile.
 func TestDecision16CommitRetryAfterMarkerFailure(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("out", 1, 2)
 	p := tp("out", 0)
@@ -372,6 +382,7 @@ func TestDecision16CommitRetryAfterMarkerFailure(t *testing.T) {
 // (FENCED_LEADER_EPOCH) and cuts the marker; the retry writes it on the new
 // leader, whose transaction index is rebuilt from its own log.
 func TestCommitRetryAfterLeaderChange(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("out", 1, 2)
 	p := tp("out", 0)
@@ -407,6 +418,7 @@ func TestCommitRetryAfterLeaderChange(t *testing.T) {
 
 // Decision 18: the LSO never exceeds the HW, even with no transaction.
 func TestLSONeverAboveHW(t *testing.T) {
+	t.Parallel()
 	f := open(t, two, nil)
 	f.topic("out", 1, 2)
 	p := tp("out", 0)
@@ -423,6 +435,7 @@ func TestLSONeverAboveHW(t *testing.T) {
 }
 
 func TestTransactionStateErrors(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	_, err := f.c.TransactionSend("ghost", "out", 0, rec("x"))
@@ -446,6 +459,7 @@ func TestTransactionStateErrors(t *testing.T) {
 // §12.3: a keyed transactional send goes to crc32(key) mod n; a keyless one
 // to partition 0 (no sticky partitioning).
 func TestTransactionSendPartitioning(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 2, 1)
 	f.begin("tx")
@@ -468,6 +482,7 @@ func TestTransactionSendPartitioning(t *testing.T) {
 // run belongs to no unstable transaction, so the cluster writes the marker
 // again — COMMIT, since the coordinator completed that very instance.
 func TestLostMarkerRewrittenForNewLeaderLog(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	p := tp("out", 0)

@@ -23,6 +23,7 @@ func countKind(evs []engine.Event, kind string) int {
 // attempts settle done when replication acknowledges it, but the
 // transaction completes once, and the events say so once.
 func TestRetriedCommitCompletesOnce(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 1, 2)
 	f.begin("tx")
@@ -51,6 +52,7 @@ func TestRetriedCommitCompletesOnce(t *testing.T) {
 // instance is PREPARE_COMMIT, the new instance does not complete before its
 // own marker is acknowledged.
 func TestLateMarkerOfAnEarlierInstanceCompletesNothing(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 2, 2)
 	p0, p1 := tp("out", 0), tp("out", 1)
@@ -96,6 +98,7 @@ func TestLateMarkerOfAnEarlierInstanceCompletesNothing(t *testing.T) {
 // transaction "stays prepared": it is complete, and the earlier attempt's
 // completion settles done.
 func TestRedundantMarkerFailingAfterCompletionIsNoFailure(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 1, 2)
 	p := tp("out", 0)

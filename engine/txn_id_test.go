@@ -12,6 +12,7 @@ import (
 // argument error), not "transaction  has not begun", and changes nothing:
 // no record is appended and no transaction appears.
 func TestEmptyTransactionIDIsAnArgumentError(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("out", 1, 1)
 	f.begin("tx")

@@ -142,6 +142,7 @@ func checkCommitRetryCompletes(t *testing.T, f *fixture) {
 // LEADER_NOT_AVAILABLE (the transaction index must not answer from the
 // crashed leader's stale view); after a promotion the retry writes it.
 func TestCommitWaitsForCrashedMarkerLeaderThenPromotion(t *testing.T) {
+	t.Parallel()
 	f := offlineMarkerFixture(t)
 	checkCommitWaitsForOfflineMarker(t, f)
 	if err := f.c.Promote(tp("out", 1), 2); err != nil {
@@ -152,6 +153,7 @@ func TestCommitWaitsForCrashedMarkerLeaderThenPromotion(t *testing.T) {
 
 // The same with a restart of the crashed leader instead of a promotion.
 func TestCommitWaitsForCrashedMarkerLeaderThenRestart(t *testing.T) {
+	t.Parallel()
 	f := offlineMarkerFixture(t)
 	checkCommitWaitsForOfflineMarker(t, f)
 	if _, err := f.c.RestartBroker(3); err != nil {
@@ -168,6 +170,7 @@ func TestCommitWaitsForCrashedMarkerLeaderThenRestart(t *testing.T) {
 // the commit still waits for out-1's marker and `txn describe` shows the run
 // the coordinator recorded there.
 func TestCommitWaitsForCrashedMarkerLeaderWithUnreadableLog(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2, 3}, nil)
 	f.topic("out", 2, 2)
 	p1 := tp("out", 1)
@@ -194,6 +197,7 @@ func TestCommitWaitsForCrashedMarkerLeaderWithUnreadableLog(t *testing.T) {
 // down: the offline partition's LSO stays what it was (here the HW, no
 // transaction being open), not the offset where the index was last read.
 func TestOfflinePartitionKeepsItsLSO(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p := tp("t", 0)
