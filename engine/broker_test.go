@@ -187,7 +187,7 @@ func TestRestartAboveHWTruncates(t *testing.T) {
 func TestUnflushedBytesLostVersusKept(t *testing.T) {
 	t.Parallel()
 	for _, keep := range []bool{false, true} {
-		f := open(t, []int32{1}, nil)
+		f := openOnDisk(t, []int32{1}, nil) // the page cache of the real disk
 		f.topic("t", 1, 1)
 		p0 := tp("t", 0)
 		f.append(p0, batchOf("flushed"), engine.Acks1)
@@ -232,7 +232,7 @@ func TestUnflushedBytesLostVersusKept(t *testing.T) {
 // clean-shutdown marker is missing.
 func TestClusterCrashKeepsWrittenBytes(t *testing.T) {
 	t.Parallel()
-	f := open(t, []int32{1}, nil)
+	f := openOnDisk(t, []int32{1}, nil) // the page cache of the real disk
 	f.topic("t", 1, 1)
 	f.append(tp("t", 0), batchOf("x"), engine.Acks1)
 	f.c.Crash()

@@ -66,24 +66,6 @@ func (f *fixture) path(elems ...string) string {
 	return filepath.Join(append([]string{f.cfg.DataDir}, elems...)...)
 }
 
-// readFile reads a file of the cluster's file system.
-func (f *fixture) readFile(path string) []byte {
-	f.t.Helper()
-	data, err := f.fs().ReadFile(path)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return data
-}
-
-// writeFile replaces a file of the cluster's file system.
-func (f *fixture) writeFile(path string, data []byte) {
-	f.t.Helper()
-	if err := vfs.WriteFile(f.fs(), path, data, 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
 // removeFile deletes a file of the cluster's file system.
 func (f *fixture) removeFile(path string) {
 	f.t.Helper()

@@ -377,3 +377,30 @@ func TestCleanOpenRescansActive(t *testing.T) {
 		t.Fatalf("report %+v LEO %d", rep, l.LEO())
 	}
 }
+
+// A process that dies (no Close, no Crash: the Log is simply abandoned)
+// loses nothing it acknowledged: every append was written to the segment
+// file before it returned, so the OS has it. A reopen finds every record.
+func TestProcessDeathKeepsEveryAcknowledgedAppend(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l, _, err := Open(dir, opts(1<<20, 64), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := 0; i < 50; i++ {
+		v := fmt.Sprintf("acknowledged-%d", i)
+		mustAppend(t, l, values(int64(i), v))
+		want = append(want, v)
+	}
+	if l.UnflushedBytes() == 0 {
+		t.Fatal("the appends were flushed; the test needs them in the page cache only")
+	}
+	// The process dies here: l is never closed.
+	l2, rep := mustOpen(t, dir, opts(1<<20, 64))
+	if rep.Truncation != nil {
+		t.Fatalf("recovery cut %+v", rep.Truncation)
+	}
+	wantEqual(t, "records", valuesOf(fetchAll(t, l2)), want)
+}
