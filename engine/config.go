@@ -20,7 +20,7 @@ type Config struct {
 	BrokerIDs []int32
 	// FS is the file system DataDir lives in; nil means the real one
 	// (vfs.OS). It is not a knob (ConfigKeys, String and Set leave it
-	// alone): tests choose a vfs.Mem, snapshots carry one.
+	// alone): most engine tests run a cluster on a vfs.Mem.
 	FS vfs.FS
 
 	SegmentBytes         int64 // segment.bytes

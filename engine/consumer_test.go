@@ -352,6 +352,7 @@ func TestConsumersAfterClose(t *testing.T) {
 //	consumer create c1 group=g1
 //	consumer refresh c1
 func TestRefreshBeforeJoinIsUnknownMemberDecision42(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("b", 1, 1)
 	c1 := f.consumer("g1", nil)

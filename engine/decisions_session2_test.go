@@ -14,6 +14,7 @@ import (
 // the partition appends it as a new batch; a duplicate is only ever a retry
 // of the same batch (same sequence), answered with the original offsets.
 func TestBatchesInFlightTakeTheNextSequenceDecision33(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -45,6 +46,7 @@ func TestBatchesInFlightTakeTheNextSequenceDecision33(t *testing.T) {
 // transaction wrote in one step (Kafka's WriteTxnMarkers), before any of
 // them is acknowledged; the transaction completes when the last one is.
 func TestCommitAppendsEveryMarkerInOneStepDecision34(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("out", 3, 2)
 	f.begin("tx")
@@ -79,6 +81,7 @@ func TestCommitAppendsEveryMarkerInOneStepDecision34(t *testing.T) {
 // that left the ISR), and a plain record behind it stays hidden from
 // read_committed.
 func TestPendingTransactionalSendHoldsTheLSODecision35(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	p0 := tp("t", 0)
@@ -101,6 +104,7 @@ func TestPendingTransactionalSendHoldsTheLSODecision35(t *testing.T) {
 // Decision 41: a closed consumer refuses every further call with
 // ILLEGAL_STATE, changes nothing, and closing it again is fine.
 func TestClosedConsumerRefusesEveryCallDecision41(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	f.produce("t", 0, "x")

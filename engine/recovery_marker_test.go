@@ -63,6 +63,7 @@ func wantControls(t *testing.T, what string, got []record.Meta, want ...record.C
 //	cluster restart
 //	log dump s-0 broker=1   -> [v, COMMIT], not [v, COMMIT, COMMIT]
 func TestRecoveryWaitsForTheCommitMarkerInTheLogDecision37(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("s", 1, 2)
 	p := tp("s", 0)
@@ -118,6 +119,7 @@ func TestRecoveryWaitsForTheCommitMarkerInTheLogDecision37(t *testing.T) {
 // orphan marker either); the follower fetches the marker the leader has and
 // the LSO follows the HW.
 func TestRecoveryAppendsNoAbortMarkerAFollowerLostDecision37(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("s", 1, 2)
 	p := tp("s", 0)
@@ -160,6 +162,7 @@ func TestRecoveryAppendsNoAbortMarkerAFollowerLostDecision37(t *testing.T) {
 // for the marker the first attempt wrote, and both attempts complete the
 // transaction once, when replication carries it.
 func TestCommitRetryWaitsForTheMarkerInTheLogDecision37(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("s", 1, 2)
 	p := tp("s", 0)
