@@ -1,6 +1,7 @@
 // Package engine is MiniKafka's cluster: the one API the REPL, the labs and
 // the adapters use. A Cluster models a small Kafka cluster in process,
-// deterministically, over real files in a data directory:
+// deterministically, over real files in a data directory (on Config.FS, an
+// engine/vfs file system: the disk by default, memory in tests):
 //
 //	<data>/metadata.json               topics, replicas, leaders, leader epochs (§5.3)
 //	<data>/producer-identities.json    idempotent producer ids and epochs (§8.5.1)
@@ -64,8 +65,9 @@
 //
 // Cluster.Crash is a process crash: producers lose what they buffered and
 // pending handles are cancelled, but every byte the logs handed to the OS
-// survives (the page cache outlives the process), so only the clean-shutdown
-// marker is missing and recovery rescans the active segments.
+// survives (the page cache outlives the process; every acknowledged append
+// was written to its segment file before it was acknowledged), so only the
+// clean-shutdown marker is missing and recovery rescans the active segments.
 //
 // Cluster.CrashBroker is a machine failure of one broker: its logs lose the
 // bytes appended since their last flush (unless keepUnflushed), its replicas

@@ -62,27 +62,28 @@ type content struct {
 
 // inode is a file or a directory.
 type inode struct {
-	dir  bool
 	perm fs.FileMode
-
-	// Directories: entries is the current listing, sorted by name.
-	// durable is the listing as of the last SyncDir, valid only when
-	// durableSame is false (when it is true, nothing changed since, and
-	// entries is also the durable listing: the next change copies it
-	// first).
-	entries     []dirent
-	durable     []dirent
+	dir  bool
+	// durableSame (directories): nothing changed since the last SyncDir,
+	// so entries is also the durable listing (the next change copies it
+	// first); otherwise durable holds the listing as of the last SyncDir.
 	durableSame bool
+	// sliceShared (files): data.pages's array is shared (with synced or a
+	// clone) and must be copied before it changes.
+	sliceShared bool
+	dirty       bool // (files) data changed since the last Sync
+
+	// Directories: entries is the current listing, sorted by name;
+	// durable, when durableSame is false, the listing as of the last
+	// SyncDir.
+	entries []dirent
+	durable []dirent
 
 	// Files: data is the current content, synced the content as of the
-	// last Sync. The pages of data with own == tok belong to data alone;
-	// sliceShared says data.pages's array is shared (with synced or a
-	// clone) and must be copied before it changes.
-	data        content
-	synced      content
-	sliceShared bool
-	tok         uint64
-	dirty       bool // data changed since the last Sync
+	// last Sync. The pages of data with own == tok belong to data alone.
+	data   content
+	synced content
+	tok    uint64
 	// gen is bumped when a crash reverts or drops the inode: handles
 	// opened before then fail, as a crashed process's would.
 	gen uint64
