@@ -16,44 +16,55 @@ func (m *Mem) Clone() *Mem {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := &Mem{capacity: m.capacity, nextTok: m.nextTok}
-	// One allocation for every inode copy, and forward pointers instead of
-	// a map from originals to copies: Clone is on the snapshot path.
-	slab := make([]inode, countInodes(m.root))
-	c.root = m.cloneNode(c, m.root, &slab)
+	// Three allocations in all (the Mem, its inodes, its directory
+	// entries), and forward pointers instead of a map from originals to
+	// copies: Clone is on the snapshot path.
+	inodes, entries := count(m.root)
+	sl := &slabs{inodes: make([]inode, inodes), entries: make([]dirent, entries)}
+	c.root = m.cloneNode(c, m.root, sl)
 	clearFwd(m.root)
 	return c
 }
 
-// countInodes counts the inodes reachable through current and durable
-// listings (an inode reachable twice is counted twice: an upper bound).
-func countInodes(n *inode) int {
-	total := 1
-	for _, e := range n.entries {
-		total += countInodes(e.n)
-	}
-	if !n.durableSame {
-		for _, e := range n.durable {
-			total += countInodes(e.n)
-		}
-	}
-	return total
+// slabs are the memory a clone's inodes and listings are carved from.
+type slabs struct {
+	inodes  []inode
+	entries []dirent
 }
 
-// cloneNode copies n into c, taking inodes from slab. An inode reachable
+// count counts the inodes and directory entries reachable through current
+// and durable listings (an inode reachable twice is counted twice: an upper
+// bound).
+func count(n *inode) (inodes, entries int) {
+	inodes = 1
+	for _, listing := range [][]dirent{n.entries, n.durable} {
+		entries += len(listing)
+		for _, e := range listing {
+			i, d := count(e.n)
+			inodes, entries = inodes+i, entries+d
+		}
+		if n.durableSame {
+			break
+		}
+	}
+	return inodes, entries
+}
+
+// cloneNode copies n into c, taking memory from sl. An inode reachable
 // twice (through a durable listing and a current one) is copied once.
-func (m *Mem) cloneNode(c *Mem, n *inode, slab *[]inode) *inode {
+func (m *Mem) cloneNode(c *Mem, n *inode, sl *slabs) *inode {
 	if n.fwd != nil {
 		return n.fwd
 	}
-	cp := &(*slab)[0]
-	*slab = (*slab)[1:]
+	cp := &sl.inodes[0]
+	sl.inodes = sl.inodes[1:]
 	cp.dir, cp.perm = n.dir, n.perm
 	n.fwd = cp
 	if n.dir {
-		cp.entries = m.cloneListing(c, n.entries, slab)
+		cp.entries = m.cloneListing(c, n.entries, sl)
 		cp.durableSame = n.durableSame
 		if !n.durableSame {
-			cp.durable = m.cloneListing(c, n.durable, slab)
+			cp.durable = m.cloneListing(c, n.durable, sl)
 		}
 		return cp
 	}
@@ -68,13 +79,16 @@ func (m *Mem) cloneNode(c *Mem, n *inode, slab *[]inode) *inode {
 	return cp
 }
 
-func (m *Mem) cloneListing(c *Mem, es []dirent, slab *[]inode) []dirent {
+// cloneListing copies a listing into the entry slab. The copy's capacity is
+// its length, so the first change to it moves it out of the slab.
+func (m *Mem) cloneListing(c *Mem, es []dirent, sl *slabs) []dirent {
 	if len(es) == 0 {
 		return nil
 	}
-	out := make([]dirent, len(es))
+	out := sl.entries[:len(es):len(es)]
+	sl.entries = sl.entries[len(es):]
 	for i, e := range es {
-		out[i] = dirent{e.name, m.cloneNode(c, e.n, slab)}
+		out[i] = dirent{e.name, m.cloneNode(c, e.n, sl)}
 	}
 	return out
 }
