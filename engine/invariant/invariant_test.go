@@ -10,9 +10,11 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/invariant"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
-// fixture is a cluster of brokers 1, 2 and 3 on a manual clock.
+// fixture is a cluster of brokers 1, 2 and 3 on a manual clock, in memory
+// (a vfs.Mem): the properties are about the cluster, not the disk.
 type fixture struct {
 	t   *testing.T
 	c   *engine.Cluster
@@ -22,7 +24,8 @@ type fixture struct {
 
 func open(t *testing.T, tweak func(*engine.Config)) *fixture {
 	t.Helper()
-	cfg := engine.DefaultConfig(t.TempDir())
+	cfg := engine.DefaultConfig("data")
+	cfg.FS = vfs.NewMem()
 	cfg.BrokerIDs = []int32{1, 2, 3}
 	if tweak != nil {
 		tweak(&cfg)
@@ -107,6 +110,7 @@ func healthy(t *testing.T) *fixture {
 // TestHealthyClusterHasNoViolation: a cluster that did nothing wrong passes
 // every check, alone and followed by a monitor.
 func TestHealthyClusterHasNoViolation(t *testing.T) {
+	t.Parallel()
 	f := healthy(t)
 	if vs := invariant.Check(f.c); len(vs) > 0 {
 		t.Fatalf("violations: %v", vs)
@@ -128,6 +132,7 @@ func TestHealthyClusterHasNoViolation(t *testing.T) {
 // TestObserveChangesNothing: observing twice gives the same observation and
 // no event.
 func TestObserveChangesNothing(t *testing.T) {
+	t.Parallel()
 	f := healthy(t)
 	f.c.TakeEvents()
 	a, b := invariant.Observe(f.c), invariant.Observe(f.c)
@@ -141,6 +146,7 @@ func TestObserveChangesNothing(t *testing.T) {
 
 // TestClosedClusterIsNotChecked: a closed cluster has nothing to observe.
 func TestClosedClusterIsNotChecked(t *testing.T) {
+	t.Parallel()
 	f := healthy(t)
 	f.must(f.c.Close())
 	var m invariant.Monitor
@@ -340,6 +346,7 @@ func reopenLosingTheHW(t *testing.T) (*fixture, *invariant.Monitor) {
 // TestEveryPropertyCanFail: each property has a situation that breaks it,
 // so none is vacuous.
 func TestEveryPropertyCanFail(t *testing.T) {
+	t.Parallel()
 	for _, name := range invariant.Properties() {
 		fail, ok := canFail[name]
 		if !ok {
@@ -357,6 +364,7 @@ func TestEveryPropertyCanFail(t *testing.T) {
 // gives up the records and the HW the reopen dropped, and excuses the
 // committed offset left above the new HW.
 func TestReopenedExcusesWhatDecision8Drops(t *testing.T) {
+	t.Parallel()
 	f, m := reopenLosingTheHW(t)
 	f.must(m.Reopened(f.c, f.c.TakeEvents()))
 	if vs := m.Observe(f.c); len(vs) > 0 {
@@ -368,6 +376,7 @@ func TestReopenedExcusesWhatDecision8Drops(t *testing.T) {
 // failure: with acks=all and min.insync.replicas 2 the same crash and
 // promotion lose nothing.
 func TestPromisedWriteSurvivesTheLeader(t *testing.T) {
+	t.Parallel()
 	f := open(t, func(c *engine.Config) { c.MinInsyncReplicas = 2 })
 	f.topic("t", 1, 3)
 	ack := f.produce(t0, "kept", engine.AcksAll)
@@ -389,6 +398,7 @@ func TestPromisedWriteSurvivesTheLeader(t *testing.T) {
 // TestDataLostForgives: a data_lost event is the engine saying the records
 // at or above its new HW are gone; the monitor stops holding them.
 func TestDataLostForgives(t *testing.T) {
+	t.Parallel()
 	f := healthy(t)
 	var m invariant.Monitor
 	m.Check(invariant.Observe(f.c))
@@ -403,6 +413,7 @@ func TestDataLostForgives(t *testing.T) {
 }
 
 func TestViolationString(t *testing.T) {
+	t.Parallel()
 	v := invariant.Violation{Property: invariant.LogsAgree, TP: t0, Broker: 2, Detail: "holds other bytes"}
 	if got, want := v.String(), "logs-agree t-0 broker 2: holds other bytes"; got != want {
 		t.Fatalf("%q, want %q", got, want)
