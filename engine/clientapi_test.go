@@ -22,6 +22,7 @@ func recs(ts ...int64) []record.Record {
 // the HW (read_uncommitted) or the LSO (read_committed), with the HW, LSO
 // and log start, and OFFSET_OUT_OF_RANGE outside [log start, LEO].
 func TestReadBatchesStopsAtHWAndLSO(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	tp := engine.TopicPartition{Topic: "t"}
@@ -51,6 +52,7 @@ func TestReadBatchesStopsAtHWAndLSO(t *testing.T) {
 // producer id and first offset, and its marker carries that producer id;
 // a TransactionSend batch without a producer id that aborts is left out.
 func TestReadBatchesReadCommittedListsAbortedRuns(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1}, nil)
 	f.topic("t", 1, 1)
 	tp := engine.TopicPartition{Topic: "t"}
@@ -109,6 +111,7 @@ func TestReadBatchesReadCommittedListsAbortedRuns(t *testing.T) {
 // TestOffsetForTimestamp: the first visible offset at or after a
 // timestamp, with its timestamp and batch epoch; nothing past the HW.
 func TestOffsetForTimestamp(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	tp := engine.TopicPartition{Topic: "t"}
@@ -138,6 +141,7 @@ func TestOffsetForTimestamp(t *testing.T) {
 // an older epoch at the first offset of the next epoch, an unknown future
 // epoch is (-1, -1).
 func TestEndOffsetForLeaderEpoch(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	tp := engine.TopicPartition{Topic: "t"}
@@ -166,6 +170,7 @@ func TestEndOffsetForLeaderEpoch(t *testing.T) {
 // an ONGOING transaction is aborted by the next init, which reports a
 // state error until the abort completes.
 func TestInitProducerIDFencesAndAbortsOngoing(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 1, 2)
 	tp := engine.TopicPartition{Topic: "t"}

@@ -8,6 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 func tp(p int32) topic.Partition { return topic.Partition{Topic: "orders", Partition: p} }
@@ -18,6 +19,7 @@ func tp(p int32) topic.Partition { return topic.Partition{Topic: "orders", Parti
 // assignment and makes heartbeats answer REBALANCE_IN_PROGRESS, and the
 // groups file keeping the group client-assigned.
 func TestClassicGroupLifecycle(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	gen, err := f.c.CompleteJoin("g", []ClassicMember{{ID: "a-1", Subscriptions: []string{"orders"}}, {ID: "b-2", Subscriptions: []string{"orders"}}})
 	if err != nil || gen != 1 {
@@ -76,14 +78,14 @@ func TestClassicGroupLifecycle(t *testing.T) {
 	}
 	// Reloaded from groups.json, the group is still client-assigned.
 	path := filepath.Join(t.TempDir(), GroupsFileName)
-	c, err := OpenCoordinator(path, f.clk, func() map[string]int32 { return f.topics }, func() int64 { return 100 }, f.store)
+	c, err := OpenCoordinator(vfs.OS, path, f.clk, func() map[string]int32 { return f.topics }, func() int64 { return 100 }, f.store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.CompleteJoin("h", []ClassicMember{{ID: "x-1"}}); err != nil {
 		t.Fatal(err)
 	}
-	again, err := OpenCoordinator(path, clock.NewManual(0), func() map[string]int32 { return f.topics }, func() int64 { return 100 }, f.store)
+	again, err := OpenCoordinator(vfs.OS, path, clock.NewManual(0), func() map[string]int32 { return f.topics }, func() int64 { return 100 }, f.store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +97,7 @@ func TestClassicGroupLifecycle(t *testing.T) {
 // TestClassicJoinRefusesNativeGroup: a group of MiniKafka consumers cannot
 // be taken over by a join round.
 func TestClassicJoinRefusesNativeGroup(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	f.join(t, "g", "member-1", "orders")
 	if _, err := f.c.CompleteJoin("g", []ClassicMember{{ID: "a-1"}}); !errors.Is(err, kerr.IllegalState) {

@@ -295,6 +295,7 @@ func TestRecoveryAsksForMissingMarkers(t *testing.T) {
 // for markers only where its run is open; an orphan run closed by a marker
 // above the HW asks for nothing.
 func TestRecoveryWaitsForMarkersAlreadyInTheLogDecision37(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, b, c := tp("out-0"), tp("out-1"), tp("out-2")
 	h.begin(t, "gone")
