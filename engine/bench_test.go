@@ -98,3 +98,29 @@ func BenchmarkClusterFetch(b *testing.B) {
 		c.Crash()
 	}
 }
+
+// BenchmarkTransactionSend appends one-record transactional batches to one
+// partition inside one open transaction (one replica: acks=all is
+// acknowledged at once). Each send first checks the leader's transaction
+// index for an earlier instance's open run (decision 44), which brings the
+// index up to date with the previous send's batch.
+func BenchmarkTransactionSend(b *testing.B) {
+	c, _, err := engine.Open(engine.DefaultConfig(b.TempDir()), clock.NewManual(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Crash()
+	if _, err := c.CreateTopic("bench", 1, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.BeginTransaction("tx"); err != nil {
+		b.Fatal(err)
+	}
+	r := record.Record{Value: make([]byte, 100), TimestampMs: 1}
+	for b.Loop() {
+		if _, err := c.TransactionSend("tx", "bench", 0, r); err != nil {
+			b.Fatal(err)
+		}
+		c.TakeEvents()
+	}
+}

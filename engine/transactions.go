@@ -91,6 +91,25 @@ func (l *txnLayer) index(tp TopicPartition) (*txn.Index, error) {
 	return li.idx, nil
 }
 
+// indexed feeds tp's index the batch the transaction layer itself just
+// appended to the leader's log, when the index was up to date just before
+// it (checkRun made it so): the next index call then reads nothing, so
+// consecutive transactional sends cost no log read. Otherwise the next index
+// call reads the batch from the log as usual.
+func (l *txnLayer) indexed(tp TopicPartition, m record.Meta) {
+	li := l.indexes[tp]
+	if li == nil || li.idx.NextOffset() != m.BaseOffset {
+		return
+	}
+	rs := l.c.sets[tp]
+	if lg, err := rs.LeaderLog(); err != nil || lg != li.log || li.leader != rs.Leader() || li.epoch != rs.LeaderEpoch() || lg.LEO() != m.NextOffset() {
+		return
+	}
+	if li.idx.Add(m) == nil {
+		li.leo = m.NextOffset()
+	}
+}
+
 // leaderDown is called just before tp's leader crashes: the index is
 // brought up to date with the leader's log, so that while the partition is
 // offline it still says which transactions have a marker there (a commit
@@ -173,7 +192,9 @@ func (l *txnLayer) resolveOrphans(tp TopicPartition, idx *txn.Index) bool {
 // writeOrphanMarker announces and appends (acks=all) the marker that
 // closes an orphan run of id in tp; why labels the append in the trace.
 func (l *txnLayer) writeOrphanMarker(tp TopicPartition, id string, outcome record.ControlType, why string) error {
-	l.c.events.Emit(TransactionRecovered{ID: id, Orphan: true, OrphanOutcome: outcome, Markers: []TopicPartition{tp}})
+	e, _ := l.m.Get(id)
+	l.c.events.Emit(TransactionRecovered{ID: id, Orphan: true, OrphanOutcome: outcome, Markers: []TopicPartition{tp},
+		EarlierInstance: e.State.Unstable()})
 	_, err := l.c.sets[tp].Append(record.NewControlBatch(id, outcome), AcksAll, fmt.Sprintf("txn %s %s marker (%s)", id, outcome, why))
 	return err
 }
@@ -261,14 +282,50 @@ func (c *Cluster) TransactionSend(id, topicName string, partition int32, r recor
 	b := record.NewBatch([]record.Record{r})
 	b.Transactional, b.TransactionalID = true, id
 	tp := TopicPartition{Topic: topicName, Partition: partition}
+	startsRun, err := c.coord.txns.checkRun(tp, id)
+	if err != nil {
+		return nil, err
+	}
 	ack, err := c.sets[tp].Append(b, AcksAll, "txn "+id)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.coord.txns.m.RecordSend(id, tp, ack.Target-1); err != nil {
+	c.coord.txns.indexed(tp, record.Meta{BaseOffset: ack.Target - 1, Transactional: true, TransactionalID: id})
+	if err := c.coord.txns.m.RecordSend(id, tp, ack.Target-1, startsRun); err != nil {
 		return ack, err
 	}
 	return ack, nil
+}
+
+// checkRun says whether a batch of the current instance of id appended to
+// tp now would start a new run there (the leader's log holds no open run of
+// id), and refuses it with CONCURRENT_TRANSACTIONS (retriable) when the open
+// run of id there is not the instance's own (txn.Manager.Owns): an earlier
+// instance's batches whose marker was lost (decision 44). Joining that run
+// would let this instance's marker decide the earlier instance's batches,
+// since batches carry no instance; so the partition waits for the orphan's
+// own marker, which the cluster appends after the next replication step or
+// ISR refresh (retryOrphanMarkers), as Kafka's coordinator answers
+// CONCURRENT_TRANSACTIONS until the previous transaction's markers are
+// written. When the leader's log cannot be read, the append decides (it
+// fails while the leader is down).
+func (l *txnLayer) checkRun(tp TopicPartition, id string) (startsRun bool, err error) {
+	idx, err := l.index(tp)
+	if err != nil || idx == nil {
+		return false, nil
+	}
+	first, open := idx.OpenRun(id)
+	if !open {
+		return true, nil
+	}
+	run := txn.Run{ID: id, First: first, Marker: -1}
+	if l.m.Owns(tp, run) {
+		return false, nil
+	}
+	l.indexes[tp].orphans = true // its marker is appended by the next retryOrphanMarkers
+	return false, kerr.New(kerr.ConcurrentTransactions,
+		"%s holds batches of an earlier instance of transaction %s from offset %d with no marker (lost in a crash): they get their own ABORT marker first (at the next replication step), then the send can be retried",
+		tp, id, first)
 }
 
 // TransactionSendOffsets stages consumer offsets for group inside
@@ -365,9 +422,11 @@ type markerStep struct {
 const appendMarker = -1 // markerStep.at of a marker to append
 
 // needMarkers says what each partition of parts needs from an attempt to
-// end id, from its leader index (txn.NeedFor): a marker when a run of id is
-// open, a wait when its runs are closed by a marker the HW has not passed
-// yet, nothing otherwise. A partition whose index cannot be read, or does
+// end id, from its leader index (txn.Manager.Need): a marker when the run
+// the instance owns there is open, a wait when it is closed by a marker the
+// HW has not passed yet, nothing otherwise. An open run of an earlier
+// instance of id is not the instance's to close (decision 44): it gets its
+// own marker as an orphan. A partition whose index cannot be read, or does
 // not describe its crashed leader's log, gets a marker: its append fails
 // (LEADER_NOT_AVAILABLE while the leader is down) and the transaction stays
 // prepared until a retry once the partition has a leader again, as Kafka's
@@ -380,7 +439,7 @@ func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []markerStep {
 			out = append(out, markerStep{tp: tp, at: appendMarker})
 			continue
 		}
-		switch need := txn.NeedFor(idx.UnstableRuns(l.c.sets[tp].HighWatermark()), id); {
+		switch need := l.m.Need(tp, idx.UnstableRuns(l.c.sets[tp].HighWatermark()), id); {
 		case need.Open:
 			out = append(out, markerStep{tp: tp, at: appendMarker})
 		case need.Found:
@@ -391,10 +450,12 @@ func (l *txnLayer) needMarkers(id string, parts []TopicPartition) []markerStep {
 }
 
 // unstableRun returns the first offset of id's run in tp's leader index
-// that is open, or closed by a marker the HW has not passed yet.
+// that is open, or closed by a marker the HW has not passed yet; while id
+// has an unstable instance, only the run that instance owns (decision 44).
 func (l *txnLayer) unstableRun(idx *txn.Index, tp TopicPartition, id string) (int64, bool) {
+	e, _ := l.m.Get(id)
 	for _, r := range idx.UnstableRuns(l.c.sets[tp].HighWatermark()) {
-		if r.ID == id {
+		if r.ID == id && (!e.State.Unstable() || l.m.Owns(tp, r)) {
 			return r.First, true
 		}
 	}
@@ -722,13 +783,17 @@ func (e TransactionFailed) String() string {
 // (or a run of batches no transaction owns) and resolved it. Markers are
 // the partitions that get a marker; Replicating those whose marker is in the
 // leader's log already, above the HW: recovery waits for it to replicate.
+// An orphan run belongs to no unstable transaction; EarlierInstance says
+// that its id has one, a later instance, which does not own the run
+// (decision 44).
 type TransactionRecovered struct {
-	ID            string
-	Found, State  txn.State
-	Markers       []TopicPartition
-	Replicating   []TopicPartition
-	Orphan        bool
-	OrphanOutcome record.ControlType
+	ID              string
+	Found, State    txn.State
+	Markers         []TopicPartition
+	Replicating     []TopicPartition
+	Orphan          bool
+	OrphanOutcome   record.ControlType
+	EarlierInstance bool
 }
 
 // Kind returns "transaction_recovered".
@@ -740,6 +805,9 @@ func (e TransactionRecovered) String() string {
 		marker := "a commit marker"
 		if e.OrphanOutcome == record.Abort {
 			marker = "an abort marker"
+		}
+		if e.EarlierInstance {
+			return fmt.Sprintf("recovery: %s batches of an earlier instance of transaction %s lost their marker (the open instance does not own them): writing %s", tpList(e.Markers), e.ID, marker)
 		}
 		return fmt.Sprintf("recovery: %s batches of transaction %s with no open transaction: writing %s", tpList(e.Markers), e.ID, marker)
 	}

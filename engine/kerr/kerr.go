@@ -50,6 +50,11 @@ const (
 	InvalidRequest               Code = "INVALID_REQUEST"
 	FrameTooLarge                Code = "FRAME_TOO_LARGE"
 
+	// ConcurrentTransactions: Kafka's CONCURRENT_TRANSACTIONS (error 51), a
+	// retriable refusal while an earlier operation on the same transactional
+	// id is unfinished: here, a transactional send to a partition that holds
+	// an earlier instance's batches still waiting for their marker.
+	ConcurrentTransactions Code = "CONCURRENT_TRANSACTIONS"
 	// LeaderNotAvailable: the partition's leader is on a crashed broker; produce
 	// and fetch are refused until a promotion (per-broker failure, decisions.md).
 	LeaderNotAvailable Code = "LEADER_NOT_AVAILABLE"
@@ -98,6 +103,7 @@ var catalogue = []Info{
 	{OutOfOrderSequence, false, true, "The batch's sequence number is not the next one the broker expects."},
 	{InvalidRequest, false, true, "The request is malformed."},
 	{FrameTooLarge, false, true, "The request frame exceeds the maximum frame size."},
+	{ConcurrentTransactions, true, true, "An earlier instance of this transaction id still has batches without a marker in the partition; retry once their marker is written."},
 	{LeaderNotAvailable, true, true, "The partition's leader is on a crashed broker; promote an in-sync replica or restart the broker."},
 	{BrokerNotAvailable, true, true, "The broker is crashed."},
 	{RequestTimedOut, true, true, "The request waited too long for replication."},

@@ -13,6 +13,18 @@
 // The Index is fed the metas of a partition's batches in offset order and
 // answers these questions without reading records.
 //
+// # Instances and runs
+//
+// Batches carry no instance, so a run (an id's batches up to its marker)
+// whose marker a crash lost would be closed by the next marker of the same
+// id, whichever instance writes it. An instance therefore owns, in each
+// partition, only the run that starts at the first offset it wrote there
+// (Manager.Owns, decision 44). Any other open run of its id is an orphan
+// of an earlier instance: it gets its own marker (OrphanOutcome), the
+// instance's commit or abort does not mark it (Manager.Need), and the
+// cluster refuses the instance's sends to that partition until it is
+// closed.
+//
 // # Two-phase completion
 //
 // The package never touches a log. The cluster drives commit and abort:

@@ -239,21 +239,22 @@ func (h *harness) send(t tb, id string, tp topic.Partition, value string) int64 
 	}
 	l := h.log(tp)
 	off := l.appendTxn(t, id, value)
-	if err := h.m.RecordSend(id, tp, off); err != nil {
+	if err := h.m.RecordSend(id, tp, off, false); err != nil {
 		t.Fatal(err)
 	}
 	l.replicate()
 	return off
 }
 
-// markers appends outcome markers for id on every partition of parts whose
-// index shows an open run of id (what the cluster does: a run closed by a
-// marker not yet replicated waits for that marker, decision 37).
+// markers appends outcome markers for id on every partition of parts where
+// the run the id's current instance owns is open (what the cluster does: a
+// run closed by a marker not yet replicated waits for that marker, decision
+// 37; an earlier instance's open run is not this instance's, decision 44).
 func (h *harness) markers(t tb, id string, parts []topic.Partition, ctl record.ControlType) {
 	t.Helper()
 	for _, tp := range parts {
 		l := h.log(tp)
-		if slices.ContainsFunc(l.idx.OpenRuns(), func(r Run) bool { return r.ID == id }) {
+		if h.m.Need(tp, l.idx.UnstableRuns(l.hw), id).Open {
 			l.appendMarker(t, id, ctl)
 		}
 	}

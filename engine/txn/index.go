@@ -164,6 +164,13 @@ func (x *Index) Visible(m record.Meta) bool {
 	return x.Status(m.TransactionalID, m.BaseOffset) == Committed
 }
 
+// OpenRun returns the first offset of id's open run, if it has one: the
+// run a further batch of id would join, and a marker of id would close.
+func (x *Index) OpenRun(id string) (first int64, ok bool) {
+	first, ok = x.open[id]
+	return first, ok
+}
+
 // OpenRuns returns the runs with no marker yet, by first offset then id.
 func (x *Index) OpenRuns() []Run {
 	out := make([]Run, 0, len(x.open))

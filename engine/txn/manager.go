@@ -79,14 +79,19 @@ func (m *Manager) Begin(id string) error {
 }
 
 // RecordSend records that transaction id appended a batch at baseOffset in
-// tp: tp joins the transaction's partitions and, for its first batch there,
-// first_offsets. The cluster calls it as soon as the leader has appended the
-// batch (before the acks=all acknowledgement), so that a batch whose
-// acknowledgement later fails still gets a marker, as Kafka's
-// AddPartitionsToTxn guarantees. The transaction must be ONGOING (state
-// error "transaction {id} is {state}"). A send that changes nothing (a
-// later batch in a partition already written) is not journaled again.
-func (m *Manager) RecordSend(id string, tp topic.Partition, baseOffset int64) error {
+// tp: tp joins the transaction's partitions and first_offsets[tp] is the
+// first offset of the transaction's run there. The cluster calls it as soon
+// as the leader has appended the batch (before the acks=all
+// acknowledgement), so that a batch whose acknowledgement later fails still
+// gets a marker, as Kafka's AddPartitionsToTxn guarantees. startsRun says
+// that the leader's log held no open run of id in tp before this batch: when
+// the transaction's earlier run there was cut off (a truncation after a
+// leader change), the batch starts its run anew and first_offsets[tp] moves
+// to it, since that offset is how the instance recognises its own run
+// (Owns). The transaction must be ONGOING (state error "transaction {id} is
+// {state}"). A send that changes nothing (a later batch of the same run) is
+// not journaled again.
+func (m *Manager) RecordSend(id string, tp topic.Partition, baseOffset int64, startsRun bool) error {
 	e, err := m.ongoing(id)
 	if err != nil {
 		return err
@@ -94,13 +99,33 @@ func (m *Manager) RecordSend(id string, tp topic.Partition, baseOffset int64) er
 	if baseOffset < 0 {
 		return kerr.Argument("base offset cannot be negative")
 	}
-	if _, ok := e.FirstOffsets[tp]; ok {
+	if first, ok := e.FirstOffsets[tp]; ok && (!startsRun || first == baseOffset) {
 		return nil
 	}
 	next := e.clone()
 	next.FirstOffsets[tp] = baseOffset
 	next.Partitions = addPartition(next.Partitions, tp)
 	return m.store(next)
+}
+
+// Owns reports whether run r of a partition's transaction index (in tp)
+// belongs to the current instance of r.ID: that instance is unstable and r
+// starts at or after the first offset the instance recorded in tp
+// (first_offsets; after, when retention deleted the run's first batches).
+// Batches carry a transactional id but no instance, so this is how an
+// instance tells its own run from an earlier instance's run that lost its
+// marker (a crash dropped the marker's bytes), which lies below everything
+// the current instance wrote: such a run is an orphan, closed by its own
+// marker (OrphanOutcome), never by the current instance's commit or abort,
+// and the current instance may not write to tp while it is open (decision
+// 44).
+func (m *Manager) Owns(tp topic.Partition, r Run) bool {
+	e := m.txns[r.ID]
+	if e == nil || !e.State.Unstable() {
+		return false
+	}
+	first, ok := e.FirstOffsets[tp]
+	return ok && r.First >= first
 }
 
 // SendOffsets stages consumer offsets for group; they are published to the

@@ -71,7 +71,7 @@ func TestT2T3T6CompletionWaitsForMarkerAcks(t *testing.T) {
 		h.begin(t, "tx")
 		l := h.log(out)
 		off := l.appendTxn(t, "tx", "v") // T2: appended by the leader, not yet acknowledged
-		if err := h.m.RecordSend("tx", out, off); err != nil {
+		if err := h.m.RecordSend("tx", out, off, false); err != nil {
 			t.Fatal(err)
 		}
 		if h.lso(out) != 0 {
@@ -419,7 +419,8 @@ func TestRecoveryOrphanRuns(t *testing.T) {
 // The orphan rule Recover and a new leader share: an open run of a
 // committed id at its first offset commits, any other open run aborts, a
 // closed run needs no marker (it has one, decision 37), and an unstable id
-// owns its runs.
+// owns the run that starts at (or, after retention, beyond) its first
+// offset there, but not an earlier instance's run below it (decision 44).
 func TestOrphanOutcome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -441,10 +442,93 @@ func TestOrphanOutcome(t *testing.T) {
 		{out, Run{ID: "ghost", First: 3, Marker: -1}, record.Abort, true},
 		{out, Run{ID: "ghost", First: 3, Marker: 4, Outcome: record.Commit}, record.NoControl, false},
 		{out, Run{ID: "live", First: 2, Marker: -1}, record.NoControl, false},
+		{out, Run{ID: "live", First: 4, Marker: -1}, record.NoControl, false},
+		{out, Run{ID: "live", First: 1, Marker: -1}, record.Abort, true},
+		{other, Run{ID: "live", First: 0, Marker: -1}, record.Abort, true},
 	} {
 		if outcome, ok := h.m.OrphanOutcome(c.tp, c.run); outcome != c.outcome || ok != c.ok {
 			t.Errorf("%s %+v: %v %v, want %v %v", c.tp, c.run, outcome, ok, c.outcome, c.ok)
 		}
+	}
+}
+
+// Decision 44 at recovery: instance 1 of "a" aborted, but its ABORT marker
+// in out-0 was lost; instance 2 wrote out-1 and is PREPARE_COMMIT when the
+// coordinator restarts. Recovery asks for instance 2's marker on out-1 only
+// and gives instance 1's run in out-0 an ABORT marker of its own: the run is
+// not adopted into instance 2, whose COMMIT would have committed it.
+func TestRecoveryLeavesAnEarlierInstancesRunToItsOwnMarker(t *testing.T) {
+	h := newHarness(t)
+	out, other := tp("out-0"), tp("out-1")
+	h.begin(t, "a")
+	h.send(t, "a", out, "x1")
+	h.abort(t, "a")
+	h.log(out).truncate(1) // the ABORT marker is lost
+	h.begin(t, "a")
+	h.send(t, "a", other, "y2")
+	if _, err := h.m.PrepareCommit("a"); err != nil {
+		t.Fatal(err)
+	}
+	if need := h.m.Need(out, h.log(out).idx.UnstableRuns(h.log(out).hw), "a"); need.Found {
+		t.Fatalf("instance 2 needs %+v in out-0, where it never wrote", need)
+	}
+	h.reopen(t)
+	want := []RecoveryAction{{ID: "a", Found: PrepareCommit, State: PrepareCommit, Markers: []topic.Partition{other}}}
+	if !reflect.DeepEqual(h.lastRec.Actions, want) {
+		t.Fatalf("actions %+v, want %+v", h.lastRec.Actions, want)
+	}
+	wantOrphans := []OrphanMarker{{Partition: out, ID: "a", First: 0, Outcome: record.Abort}}
+	if !reflect.DeepEqual(h.lastRec.Orphans, wantOrphans) {
+		t.Fatalf("orphans %+v, want %+v", h.lastRec.Orphans, wantOrphans)
+	}
+	if e, _ := h.m.Get("a"); !reflect.DeepEqual(e.Partitions, []topic.Partition{other}) {
+		t.Fatalf("instance 2's partitions %v", e.Partitions)
+	}
+	h.finishRecovery(t)
+	if got := h.readCommitted(out); len(got) != 0 {
+		t.Fatalf("out-0 %v: instance 1 aborted", got)
+	}
+	if got := h.readCommitted(other); !reflect.DeepEqual(got, sl("y2")) {
+		t.Fatalf("out-1 %v", got)
+	}
+	h.checkLSO(t)
+}
+
+// RecordSend's startsRun: the first offset of a partition is the first
+// offset of the instance's run there. A later batch of the same run leaves
+// it; a batch that starts a new run (the earlier one was cut off by a
+// truncation) moves it, journaled, so the instance still owns its run.
+func TestRecordSendMovesTheFirstOffsetToANewRun(t *testing.T) {
+	h := newHarness(t)
+	out := tp("out-0")
+	h.begin(t, "a")
+	first := func() int64 {
+		e, _ := h.m.Get("a")
+		return e.FirstOffsets[out]
+	}
+	for _, c := range []struct {
+		base      int64
+		startsRun bool
+		want      int64
+	}{
+		{5, true, 5},  // the first batch
+		{6, false, 5}, // a later batch of the same run
+		{5, true, 5},  // nothing moves
+		{3, true, 3},  // the run at 5 was cut off; a new one starts at 3
+	} {
+		if err := h.m.RecordSend("a", out, c.base, c.startsRun); err != nil {
+			t.Fatal(err)
+		}
+		if got := first(); got != c.want {
+			t.Fatalf("after a batch at %d (starts a run: %v): first offset %d, want %d", c.base, c.startsRun, got, c.want)
+		}
+	}
+	if got := states(t, h); !reflect.DeepEqual(got, sl("a:ongoing", "a:ongoing", "a:ongoing")) {
+		t.Fatalf("journal %v: one line for the begin, one per first offset", got)
+	}
+	h.reopen(t)
+	if got := h.lastRec.Actions; len(got) != 1 || got[0].State != CompleteAbort {
+		t.Fatalf("recovery %+v", got)
 	}
 }
 
@@ -502,7 +586,7 @@ func TestDecision16StateRules(t *testing.T) {
 	if kerr.MessageOf(err) != "transaction tx is prepare_commit" {
 		t.Fatalf("message %q", kerr.MessageOf(err))
 	}
-	wantCode(t, h.m.RecordSend("tx", out, 5), kerr.IllegalState)
+	wantCode(t, h.m.RecordSend("tx", out, 5, false), kerr.IllegalState)
 	_, err = h.m.PrepareAbort("tx")
 	wantCode(t, err, kerr.IllegalState)
 	wantCode(t, h.m.CompleteAbort("tx"), kerr.IllegalState)
@@ -536,7 +620,7 @@ func TestArgumentErrors(t *testing.T) {
 		t.Fatalf("message %q", kerr.MessageOf(err))
 	}
 	wantCode(t, h.m.SendOffsets("tx", "", group.Offsets{}), kerr.InvalidArgument)
-	wantCode(t, h.m.RecordSend("tx", tp("out-0"), -1), kerr.InvalidArgument)
+	wantCode(t, h.m.RecordSend("tx", tp("out-0"), -1, false), kerr.InvalidArgument)
 	if e, _ := h.m.Get("tx"); len(e.StagedOffsets) != 0 || len(e.Partitions) != 0 {
 		t.Fatalf("bad input changed the transaction: %+v", e)
 	}
@@ -553,7 +637,7 @@ func TestEmptyTransactionIDIsAnArgumentError(t *testing.T) {
 	_, abortErr := h.m.PrepareAbort("")
 	for name, err := range map[string]error{
 		"begin":           h.m.Begin(""),
-		"record send":     h.m.RecordSend("", tp("out-0"), 0),
+		"record send":     h.m.RecordSend("", tp("out-0"), 0, false),
 		"send offsets":    h.m.SendOffsets("", "g", group.Offsets{tp("in-0"): 1}),
 		"prepare commit":  commitErr,
 		"prepare abort":   abortErr,

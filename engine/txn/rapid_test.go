@@ -123,7 +123,7 @@ func TestTransactionStateMachine(t *testing.T) {
 			"send": func(t *rapid.T) {
 				id, p := txIDs.Draw(t, "id"), tps.Draw(t, "tp")
 				if st, ok := state(id); !ok || st != Ongoing {
-					if s.h.m.RecordSend(id, p, s.h.log(p).leo()) == nil {
+					if s.h.m.RecordSend(id, p, s.h.log(p).leo(), false) == nil {
 						t.Fatalf("send accepted in state %v", st)
 					}
 					return

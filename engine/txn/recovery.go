@@ -63,14 +63,16 @@ type Recovery struct {
 // the runs its leader's transaction index reports as unstable
 // (Index.UnstableRuns(hw)): runs with no marker yet, and runs whose marker
 // the HW has not passed. A transaction needs a marker appended on exactly
-// the partitions where one of its runs is still open. A run already closed
-// by a marker above the HW is never given a second marker (decision 37):
-// the transaction waits for that marker to be replicated instead
-// (RecoveryAction.Unreplicated). Those partitions are added to its entry if
-// the journal did not have them. Open runs whose id has no unstable
-// transaction become one OrphanMarker each (OrphanOutcome decides it); a
-// closed run of such an id needs nothing, since its marker replicates like
-// any batch.
+// the partitions where the run it owns (Owns: the run starting at its
+// first_offsets there) is still open. A run already closed by a marker
+// above the HW is never given a second marker (decision 37): the
+// transaction waits for that marker to be replicated instead
+// (RecoveryAction.Unreplicated). Open runs no unstable transaction owns
+// become one OrphanMarker each (OrphanOutcome decides it): runs of an id
+// with no unstable transaction, runs the journal never recorded, and runs
+// of an earlier instance of an unstable id whose marker was lost (decision
+// 44: the current instance's marker must not close them). A closed run
+// nobody owns needs nothing, since its marker replicates like any batch.
 func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) {
 	var rec Recovery
 	tps := slices.Collect(maps.Keys(unstable))
@@ -81,35 +83,27 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 			continue
 		}
 		act := RecoveryAction{ID: id, Found: e.State}
-		next := e.clone()
-		if next.State == Ongoing {
-			next.State = PrepareAbort
-		}
 		for _, tp := range tps {
-			need := NeedFor(unstable[tp], id)
-			if !need.Found {
-				continue
-			}
-			if need.Open {
+			need := m.Need(tp, unstable[tp], id)
+			switch {
+			case need.Open:
 				act.Markers = append(act.Markers, tp)
-			} else {
+			case need.Found:
 				act.Unreplicated = append(act.Unreplicated, LoggedMarker{Partition: tp, Offset: need.Marker})
 			}
-			next.Partitions = addPartition(next.Partitions, tp)
-			if _, ok := next.FirstOffsets[tp]; !ok {
-				next.FirstOffsets[tp] = need.First
-			}
 		}
-		if next.State != e.State || len(next.Partitions) != len(e.Partitions) {
+		if e.State == Ongoing {
+			next := e.clone()
+			next.State = PrepareAbort
 			if err := m.store(next); err != nil {
 				return rec, err
 			}
 		}
 		if len(act.Markers) == 0 && len(act.Unreplicated) == 0 {
 			var err error
-			if next.State == PrepareCommit {
+			if m.txns[id].State == PrepareCommit {
 				err = m.CompleteCommit(id)
-				act.OffsetsApplied = err == nil && len(next.StagedOffsets) > 0
+				act.OffsetsApplied = err == nil && len(m.txns[id].StagedOffsets) > 0
 			} else {
 				err = m.CompleteAbort(id)
 			}
@@ -137,11 +131,15 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 // transaction owns it (the orphan rule of Recover, also used for a new
 // leader's open runs): COMMIT when the id's latest entry is COMPLETE_COMMIT
 // with the same first offset in tp (its marker was lost), ABORT otherwise.
+// An open run of an earlier instance of an id whose current instance is
+// unstable is such an orphan too (decision 44): the coordinator keeps one
+// entry per id (§12.1), so the earlier instance's outcome is no longer known
+// and the run is aborted, as Kafka's operator aborts a hanging transaction.
 // ok is false when the run needs no marker from recovery: it is closed
-// already (a marker in the log is never written twice, decision 37), or an
-// unstable transaction of r.ID owns it (its completion writes the marker).
+// already (a marker in the log is never written twice, decision 37), or the
+// current instance of r.ID owns it (Owns: its completion writes the marker).
 func (m *Manager) OrphanOutcome(tp topic.Partition, r Run) (outcome record.ControlType, ok bool) {
-	if !r.IsOpen() || m.owned(r.ID) {
+	if !r.IsOpen() || m.Owns(tp, r) {
 		return record.NoControl, false
 	}
 	if e := m.txns[r.ID]; e != nil && e.State == CompleteCommit {
@@ -152,35 +150,28 @@ func (m *Manager) OrphanOutcome(tp topic.Partition, r Run) (outcome record.Contr
 	return record.Abort, true
 }
 
-// owned reports whether an unstable transaction of id exists.
-func (m *Manager) owned(id string) bool {
-	e := m.txns[id]
-	return e != nil && e.State.Unstable()
-}
-
-// Need is what a commit or an abort of one transaction id still needs in
-// one partition, read from the partition's unstable runs
-// (Index.UnstableRuns): nothing when Found is false; a marker appended when
-// Open (one of its runs has none yet); otherwise nothing appended but a wait
-// for the marker at offset Marker, the last of the markers the HW has not
-// passed (waiting for it covers the earlier ones): a marker already in the
-// log is never written a second time (decision 37). First is the first
-// offset of the id's earliest unstable run there.
+// Need is what a commit or an abort of one transaction still needs in one
+// partition, read from the partition's unstable runs (Index.UnstableRuns):
+// nothing when Found is false; a marker appended when Open (the run it
+// owns there has none yet); otherwise nothing appended but a wait for the
+// marker at offset Marker that closes its run, which the HW has not passed:
+// a marker already in the log is never written a second time (decision 37).
 type Need struct {
-	First, Marker int64
-	Open, Found   bool
+	Marker      int64
+	Open, Found bool
 }
 
-// NeedFor reads id's Need from one partition's unstable runs.
-func NeedFor(runs []Run, id string) Need {
+// Need reads what the current instance of id needs in tp from tp's
+// unstable runs. Only the run it owns counts (Owns, decision 44): an open
+// run of an earlier instance of id is an orphan, and the current
+// instance's marker must not decide its fate.
+func (m *Manager) Need(tp topic.Partition, runs []Run, id string) Need {
 	var n Need
 	for _, r := range runs {
-		if r.ID != id {
+		if r.ID != id || !m.Owns(tp, r) {
 			continue
 		}
-		if !n.Found {
-			n.First, n.Found = r.First, true
-		}
+		n.Found = true
 		if r.IsOpen() {
 			n.Open = true
 		} else {
