@@ -49,7 +49,7 @@ func scenarioIDs() []string {
 	return ids
 }
 
-const decisions = 43
+const decisions = 44
 
 // row is one table row of the matrix.
 type row struct {
