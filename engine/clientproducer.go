@@ -125,7 +125,9 @@ func (c *Cluster) EnsureTransaction(id string, pid int64, epoch int32) error {
 // checks as for any idempotent batch; it is marked transactional with id,
 // appended with acks=all, and the partition joins the transaction as
 // TransactionSend does. The transaction must be ONGOING (a state error
-// otherwise); other acks are an argument error.
+// otherwise); other acks are an argument error. Like TransactionSend it
+// answers CONCURRENT_TRANSACTIONS while the partition holds an earlier
+// instance's batches whose marker a crash lost (decision 44).
 func (c *Cluster) AppendTransactionalBatch(id string, tp TopicPartition, b *record.Batch, acks AckMode) (*Ack, error) {
 	if err := c.checkCoordination(); err != nil {
 		return nil, err
@@ -149,13 +151,19 @@ func (c *Cluster) AppendTransactionalBatch(id string, tp TopicPartition, b *reco
 	if err != nil {
 		return nil, err
 	}
+	startsRun, err := c.coord.txns.checkRun(tp, id)
+	if err != nil {
+		return nil, err
+	}
 	tb := *b
 	tb.Transactional, tb.TransactionalID = true, id
 	ack, err := rs.Append(&tb, acks, "txn "+id)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.coord.txns.m.RecordSend(id, tp, ack.Target-tb.LogicalCount()); err != nil {
+	base := ack.Target - tb.LogicalCount()
+	c.coord.txns.indexed(tp, record.Meta{BaseOffset: base, LastOffsetDelta: tb.LastOffsetDelta, Transactional: true, TransactionalID: id})
+	if err := c.coord.txns.m.RecordSend(id, tp, base, startsRun); err != nil {
 		return ack, err
 	}
 	return ack, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/record"
 )
 
 // orphanEvents returns the orphan markers the events announce, as
@@ -41,6 +42,7 @@ func orphanEvents(evs []engine.Event) []string {
 // batch of an aborted instance. Now the restart gives x1 its own ABORT
 // marker, and instance 2's marker closes x2 alone.
 func TestAbortMarkerLostInACrashIsNotCommittedByTheNextInstance(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 2, 2)
 	p := tp("t", 0)
@@ -95,6 +97,7 @@ func TestAbortMarkerLostInACrashIsNotCommittedByTheNextInstance(t *testing.T) {
 // entry per id the coordinator no longer knows that once the id began
 // again, so its run is aborted like any hanging transaction.
 func TestSendWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 2, 2)
 	p, q := tp("t", 0), tp("t", 1)
@@ -163,6 +166,7 @@ func TestSendWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
 // instance 2 where it wrote (t-1) and gives instance 1's run in t-0 an
 // ABORT marker of its own; it does not adopt that run into instance 2.
 func TestRecoveryAbortsAnEarlierInstancesRunBesideAPreparedCommit(t *testing.T) {
+	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
 	f.topic("t", 2, 1) // t-0 on broker 1, t-1 on broker 2
 	p, q := tp("t", 0), tp("t", 1)
@@ -214,4 +218,73 @@ func TestRecoveryAbortsAnEarlierInstancesRunBesideAPreparedCommit(t *testing.T) 
 	if !slices.Equal(controls(f.leaderBatches(q)), []string{"data", "commit", "data", "commit"}) {
 		t.Fatalf("t-1 %v", controls(f.leaderBatches(q)))
 	}
+}
+
+// TestClientTransactionalBatchWaitsForAnEarlierInstancesLostMarker: the
+// same rule for a batch a Kafka client built (AppendTransactionalBatch,
+// the wire adapter's transactional Produce): transactional id "c" commits
+// with a marker only the leader acknowledged, begins again, loses the
+// marker in a crash, and its next batch to that partition is refused with
+// CONCURRENT_TRANSACTIONS until the orphan's ABORT marker is appended; the
+// retry with the same sequence is then accepted.
+func TestClientTransactionalBatchWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
+	t.Parallel()
+	f := open(t, []int32{1, 2}, nil)
+	f.topic("t", 1, 2)
+	p := tp("t", 0)
+	id, err := f.c.InitProducerID("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(seq int32, value string) *record.Batch {
+		b := batchOf(value)
+		b.ProducerID, b.ProducerEpoch, b.BaseSequence = id.PID, id.Epoch, seq
+		return b
+	}
+	if err := f.c.EnsureTransaction("c", id.PID, id.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.AppendTransactionalBatch("c", p, batch(0, "c1"), engine.AcksAll); err != nil {
+		t.Fatal(err)
+	}
+	f.replicate(nil)
+	if err := f.c.RunFlushCycle(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.RemoveFromISR(p, 2); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.commitTx("c"); h.State() != engine.Done {
+		t.Fatalf("commit: %v %v", h.State(), h.Err())
+	}
+	if err := f.c.EnsureTransaction("c", id.PID, id.Epoch); err != nil { // the next transaction
+		t.Fatal(err)
+	}
+	if err := f.c.CrashBroker(1, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.SetConfig("min.insync.replicas", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.RestartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	before := f.state(p).LEO
+	_, err = f.c.AppendTransactionalBatch("c", p, batch(1, "c2"), engine.AcksAll)
+	wantCode(t, err, kerr.ConcurrentTransactions, "earlier instance of transaction c")
+	if after := f.state(p).LEO; after != before {
+		t.Fatalf("a refused batch appended: LEO %d -> %d", before, after)
+	}
+	f.replicate(nil)
+	wantStrings(t, "orphan markers after replication", orphanEvents(f.c.TakeEvents()), []string{"c abort earlier"})
+	if _, err := f.c.AppendTransactionalBatch("c", p, batch(1, "c2"), engine.AcksAll); err != nil {
+		t.Fatal(err)
+	}
+	f.replicate(nil)
+	h := f.commitTx("c")
+	f.replicate(nil)
+	if h.State() != engine.Done {
+		t.Fatalf("commit: %v %v", h.State(), h.Err())
+	}
+	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"c2"})
 }

@@ -46,6 +46,14 @@ func kafkaCode(err error) int16 {
 		return kafkaerr.OutOfOrderSequenceNumber.Code
 	case kerr.RequestTimedOut:
 		return kafkaerr.RequestTimedOut.Code
+	case kerr.ConcurrentTransactions:
+		// A transactional Produce the engine refuses because the partition
+		// holds an earlier instance's batches without their marker
+		// (decision 44). A Kafka leader that gets CONCURRENT_TRANSACTIONS
+		// while verifying a transactional Produce answers
+		// NOT_ENOUGH_REPLICAS instead, so that every client retries
+		// (ReplicaManager.postVerificationCallback, 3.9 and 4.0-SNAPSHOT).
+		return kafkaerr.NotEnoughReplicas.Code
 	case kerr.StorageError:
 		return kafkaerr.KafkaStorageError.Code
 	case kerr.TopicAlreadyExists:
