@@ -124,8 +124,9 @@ func TestCoordinationStateMachine(t *testing.T) {
 			// transaction writes to a partition, the data is flushed, the
 			// follower leaves the ISR, the commit or abort's marker is
 			// acknowledged by the leader alone and never flushed, and the
-			// leader crashes dropping its unflushed bytes. What follows
-			// (a restart, the id's next instance) is left to the other steps.
+			// leader crashes dropping its unflushed bytes; the id may begin
+			// its next instance at once. What follows (a restart, that
+			// instance's sends and commit) is left to the other steps.
 			"lose marker": func(t *rapid.T) {
 				id, p := ids.Draw(t, "id"), parts.Draw(t, "tp")
 				m.begin(id)
@@ -146,6 +147,9 @@ func TestCoordinationStateMachine(t *testing.T) {
 					_, _ = m.c.AbortTransaction(id)
 				}
 				_ = m.c.CrashBroker(st.Leader, false)
+				if rapid.Bool().Draw(t, "begin again") {
+					m.begin(id) // the id's next instance, before the restart
+				}
 			},
 			"replicate": func(t *rapid.T) {
 				_, _ = m.c.Replicate(nil, engine.AllFollowers)
