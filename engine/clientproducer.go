@@ -151,7 +151,7 @@ func (c *Cluster) AppendTransactionalBatch(id string, tp TopicPartition, b *reco
 	if err != nil {
 		return nil, err
 	}
-	startsRun, err := c.coord.txns.checkRun(tp, id)
+	run, err := c.coord.txns.checkRun(tp, id)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (c *Cluster) AppendTransactionalBatch(id string, tp TopicPartition, b *reco
 	}
 	base := ack.Target - tb.LogicalCount()
 	c.coord.txns.indexed(tp, record.Meta{BaseOffset: base, LastOffsetDelta: tb.LastOffsetDelta, Transactional: true, TransactionalID: id})
-	if err := c.coord.txns.m.RecordSend(id, tp, base, startsRun); err != nil {
+	if err := c.coord.txns.m.RecordSend(id, tp, run.first(base), run.starts); err != nil {
 		return ack, err
 	}
 	return ack, nil

@@ -282,7 +282,7 @@ func (c *Cluster) TransactionSend(id, topicName string, partition int32, r recor
 	b := record.NewBatch([]record.Record{r})
 	b.Transactional, b.TransactionalID = true, id
 	tp := TopicPartition{Topic: topicName, Partition: partition}
-	startsRun, err := c.coord.txns.checkRun(tp, id)
+	run, err := c.coord.txns.checkRun(tp, id)
 	if err != nil {
 		return nil, err
 	}
@@ -291,40 +291,58 @@ func (c *Cluster) TransactionSend(id, topicName string, partition int32, r recor
 		return nil, err
 	}
 	c.coord.txns.indexed(tp, record.Meta{BaseOffset: ack.Target - 1, Transactional: true, TransactionalID: id})
-	if err := c.coord.txns.m.RecordSend(id, tp, ack.Target-1, startsRun); err != nil {
+	if err := c.coord.txns.m.RecordSend(id, tp, run.first(ack.Target-1), run.starts); err != nil {
 		return ack, err
 	}
 	return ack, nil
 }
 
+// runCheck is what checkRun found in a partition's leader index for a
+// batch about to be appended: whether it starts a new run of its id
+// (starts), or the first offset of the open run it joins (at; -1 when
+// unknown: the index could not be read).
+type runCheck struct {
+	starts bool
+	at     int64
+}
+
+// first is the first offset of the batch's run, given the batch's own base
+// offset: what RecordSend records.
+func (r runCheck) first(base int64) int64 {
+	if r.starts || r.at < 0 {
+		return base
+	}
+	return r.at
+}
+
 // checkRun says whether a batch of the current instance of id appended to
 // tp now would start a new run there (the leader's log holds no open run of
-// id), and refuses it with CONCURRENT_TRANSACTIONS (retriable) when the open
-// run of id there is not the instance's own (txn.Manager.Owns): an earlier
-// instance's batches whose marker was lost (decision 44). Joining that run
-// would let this instance's marker decide the earlier instance's batches,
-// since batches carry no instance; so the partition waits for the orphan's
-// own marker, which the cluster appends after the next replication step or
-// ISR refresh (retryOrphanMarkers), as Kafka's coordinator answers
+// id) or join the instance's own open run, and refuses it with
+// CONCURRENT_TRANSACTIONS (retriable) when the open run of id there is not
+// the instance's own (txn.Manager.Owns): an earlier instance's batches whose
+// marker was lost (decision 44). Joining that run would let this instance's
+// marker decide the earlier instance's batches, since batches carry no
+// instance; so the partition waits for the orphan's own marker, which the
+// cluster appends after the next replication step or ISR refresh
+// (retryOrphanMarkers), as Kafka's coordinator answers
 // CONCURRENT_TRANSACTIONS until the previous transaction's markers are
 // written. When the leader's log cannot be read, the append decides (it
 // fails while the leader is down).
-func (l *txnLayer) checkRun(tp TopicPartition, id string) (startsRun bool, err error) {
+func (l *txnLayer) checkRun(tp TopicPartition, id string) (runCheck, error) {
 	idx, err := l.index(tp)
 	if err != nil || idx == nil {
-		return false, nil
+		return runCheck{at: -1}, nil
 	}
 	first, open := idx.OpenRun(id)
 	if !open {
-		return true, nil
+		return runCheck{starts: true}, nil
 	}
-	run := txn.Run{ID: id, First: first, Marker: -1}
-	if l.m.Owns(tp, run) {
-		return false, nil
+	if l.m.Owns(tp, txn.Run{ID: id, First: first, Marker: -1}) {
+		return runCheck{at: first}, nil
 	}
 	l.indexes[tp].orphans = true // its marker is appended by the next retryOrphanMarkers
-	return false, kerr.New(kerr.ConcurrentTransactions,
-		"%s holds batches of an earlier instance of transaction %s from offset %d with no marker (lost in a crash): they get their own ABORT marker first (at the next replication step), then the send can be retried",
+	return runCheck{}, kerr.New(kerr.ConcurrentTransactions,
+		"%s holds batches of an earlier instance of transaction %s from offset %d with no marker (lost in a crash): they get their own marker first (at the next replication step), then the send can be retried",
 		tp, id, first)
 }
 

@@ -93,9 +93,9 @@ func TestAbortMarkerLostInACrashIsNotCommittedByTheNextInstance(t *testing.T) {
 // partition is refused with CONCURRENT_TRANSACTIONS, retriable, and appends
 // nothing; its other partitions are not held up. Replication grows the ISR,
 // the orphan's ABORT marker is appended, and the same send then succeeds
-// and starts a run of its own. The earlier instance had committed: with one
-// entry per id the coordinator no longer knows that once the id began
-// again, so its run is aborted like any hanging transaction.
+// and starts a run of its own. The earlier instance had committed, and the
+// coordinator remembers the run it left in t-0, so its marker is COMMIT:
+// x1 is visible again, as it was before the crash.
 func TestSendWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
 	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
@@ -140,7 +140,7 @@ func TestSendWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
 	f.txSend("a", "t", 1, "y2") // another partition is not held up
 
 	f.replicate(nil) // follower 2 rejoins the ISR: the orphan marker is appended
-	wantStrings(t, "orphan markers after replication", orphanEvents(f.c.TakeEvents()), []string{"a abort earlier"})
+	wantStrings(t, "orphan markers after replication", orphanEvents(f.c.TakeEvents()), []string{"a commit earlier"})
 	f.txSend("a", "t", 0, "x2")
 	f.replicate(nil)
 	h := f.commitTx("a")
@@ -148,8 +148,8 @@ func TestSendWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
 	if h.State() != engine.Done {
 		t.Fatalf("commit: %v %v", h.State(), h.Err())
 	}
-	wantStrings(t, "t-0", controls(f.leaderBatches(p)), []string{"data", "abort", "data", "commit"})
-	wantStrings(t, "read_committed t-0", f.values(p, engine.ReadCommitted), []string{"x2"})
+	wantStrings(t, "t-0", controls(f.leaderBatches(p)), []string{"data", "commit", "data", "commit"})
+	wantStrings(t, "read_committed t-0", f.values(p, engine.ReadCommitted), []string{"x1", "x2"})
 	wantStrings(t, "read_committed t-1", f.values(q, engine.ReadCommitted), []string{"y2"})
 	d, err := f.c.DescribeTransaction("a")
 	if err != nil {
@@ -225,8 +225,8 @@ func TestRecoveryAbortsAnEarlierInstancesRunBesideAPreparedCommit(t *testing.T) 
 // the wire adapter's transactional Produce): transactional id "c" commits
 // with a marker only the leader acknowledged, begins again, loses the
 // marker in a crash, and its next batch to that partition is refused with
-// CONCURRENT_TRANSACTIONS until the orphan's ABORT marker is appended; the
-// retry with the same sequence is then accepted.
+// CONCURRENT_TRANSACTIONS until the orphan's own (COMMIT) marker is
+// appended; the retry with the same sequence is then accepted.
 func TestClientTransactionalBatchWaitsForAnEarlierInstancesLostMarker(t *testing.T) {
 	t.Parallel()
 	f := open(t, []int32{1, 2}, nil)
@@ -276,7 +276,7 @@ func TestClientTransactionalBatchWaitsForAnEarlierInstancesLostMarker(t *testing
 		t.Fatalf("a refused batch appended: LEO %d -> %d", before, after)
 	}
 	f.replicate(nil)
-	wantStrings(t, "orphan markers after replication", orphanEvents(f.c.TakeEvents()), []string{"c abort earlier"})
+	wantStrings(t, "orphan markers after replication", orphanEvents(f.c.TakeEvents()), []string{"c commit earlier"})
 	if _, err := f.c.AppendTransactionalBatch("c", p, batch(1, "c2"), engine.AcksAll); err != nil {
 		t.Fatal(err)
 	}
@@ -286,5 +286,5 @@ func TestClientTransactionalBatchWaitsForAnEarlierInstancesLostMarker(t *testing
 	if h.State() != engine.Done {
 		t.Fatalf("commit: %v %v", h.State(), h.Err())
 	}
-	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"c2"})
+	wantStrings(t, "read_committed", f.values(p, engine.ReadCommitted), []string{"c1", "c2"})
 }

@@ -38,8 +38,9 @@ null key. The record is in the log at once but hidden from read_committed
 consumers until the commit's marker is replicated. A partition that still
 holds batches of an earlier instance of ID whose marker a crash lost
 answers CONCURRENT_TRANSACTIONS (retriable): the cluster first gives those
-batches their own ABORT marker (at the leader change, or the next replicate
-once the ISR allows it), so that this instance's marker never decides them.`,
+batches their own instance's marker (at the leader change, or the next
+replicate once the ISR allows it), so that this instance's marker never
+decides them.`,
 			Positional: []Param{{Name: "ID", Values: liveTxns}, {Name: "TOPIC", Values: liveTopics}},
 			Keys:       []Param{{Name: "key"}, {Name: "value"}, {Name: "partition", Values: choices("0", "1", "2")}},
 			Flags:      []Param{{Name: "tombstone"}},

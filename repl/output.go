@@ -265,7 +265,7 @@ var hints = map[kerr.Code]string{
 	kerr.OutOfOrderSequence:           "the batch's sequence is not the next one this partition expects: `producer list` shows each partition's sequences",
 	kerr.InvalidRequest:               "the message says what is wrong with the request line; `help remote` shows a valid request",
 	kerr.FrameTooLarge:                "a line is longer than the limit (a server's max.frame.bytes for requests): send a shorter one, or `serve start max.frame.bytes=N` for this session's server",
-	kerr.ConcurrentTransactions:       "an earlier instance of this transaction id left batches without a marker in that partition (a crash lost it): `replicate` lets the cluster append their ABORT marker, then retry the `txn send`",
+	kerr.ConcurrentTransactions:       "an earlier instance of this transaction id left batches without a marker in that partition (a crash lost it): `replicate` lets the cluster append their own marker (that instance's outcome), then retry the `txn send`",
 	kerr.LeaderNotAvailable:           "the leader's broker is crashed: `promote TP ID` an in-sync replica or `broker restart ID`",
 	kerr.BrokerNotAvailable:           "`broker list` shows which brokers are up; `broker restart ID` brings one back",
 	kerr.RequestTimedOut:              "acks=all waits for the ISR: `replicate` copies the record to the followers, and its pending ack resolves there",

@@ -23,7 +23,9 @@
 // of an earlier instance: it gets its own marker (OrphanOutcome), the
 // instance's commit or abort does not mark it (Manager.Need), and the
 // cluster refuses the instance's sends to that partition until it is
-// closed.
+// closed. The Manager remembers, per id and partition, the run the last
+// finished instance left there (rebuilt from the journal at Open), so that
+// marker carries that instance's outcome.
 //
 // # Two-phase completion
 //

@@ -41,6 +41,20 @@ type Manager struct {
 	journal *Journal
 	offsets OffsetCommitter
 	txns    map[string]*Entry
+	// finished holds, per id and partition, the run that the id's last
+	// finished instance writing there left: an instance that Begin
+	// replaced. Rebuilt from the journal's lines at Open. It tells an
+	// earlier instance's run whose marker a crash lost from the current
+	// instance's (Owns), and gives that run its own outcome (OrphanOutcome).
+	// One entry per id and partition, like Kafka's producer state.
+	finished map[string]map[topic.Partition]finishedRun
+}
+
+// finishedRun is the run a finished instance left in one partition: its
+// first offset, and whether the instance committed.
+type finishedRun struct {
+	first     int64
+	committed bool
 }
 
 // Open opens (or starts) the journal at path on fsys, replays it and returns the
@@ -52,12 +66,30 @@ func Open(fsys vfs.FS, path string, offsets OffsetCommitter) (*Manager, JournalR
 	if err != nil {
 		return nil, rep, err
 	}
-	m := &Manager{journal: j, offsets: offsets, txns: map[string]*Entry{}}
+	m := &Manager{journal: j, offsets: offsets, txns: map[string]*Entry{}, finished: map[string]map[topic.Partition]finishedRun{}}
 	for _, e := range entries {
 		e := e.clone()
+		if prev := m.txns[e.ID]; prev != nil && !prev.State.Unstable() && e.State == Ongoing {
+			m.retire(prev) // a completed instance followed by ONGOING: a Begin line
+		}
 		m.txns[e.ID] = &e
 	}
 	return m, rep, nil
+}
+
+// retire remembers the runs of a finished instance that Begin replaces.
+func (m *Manager) retire(e *Entry) {
+	if len(e.FirstOffsets) == 0 {
+		return
+	}
+	runs := m.finished[e.ID]
+	if runs == nil {
+		runs = map[topic.Partition]finishedRun{}
+		m.finished[e.ID] = runs
+	}
+	for tp, first := range e.FirstOffsets {
+		runs[tp] = finishedRun{first: first, committed: e.State == CompleteCommit}
+	}
 }
 
 // Close closes the journal file. Nothing is lost by not calling it (a crash):
@@ -72,60 +104,73 @@ func (m *Manager) Begin(id string) error {
 	if err := CheckID(id); err != nil {
 		return err
 	}
-	if e := m.txns[id]; e != nil && e.State.Unstable() {
+	prev := m.txns[id]
+	if prev != nil && prev.State.Unstable() {
 		return kerr.State("transaction %s is active", id)
 	}
-	return m.store(Entry{ID: id, State: Ongoing, FirstOffsets: map[topic.Partition]int64{}, StagedOffsets: map[string]group.Offsets{}})
+	if err := m.store(Entry{ID: id, State: Ongoing, FirstOffsets: map[topic.Partition]int64{}, StagedOffsets: map[string]group.Offsets{}}); err != nil {
+		return err
+	}
+	if prev != nil {
+		m.retire(prev)
+	}
+	return nil
 }
 
-// RecordSend records that transaction id appended a batch at baseOffset in
-// tp: tp joins the transaction's partitions and first_offsets[tp] is the
-// first offset of the transaction's run there. The cluster calls it as soon
-// as the leader has appended the batch (before the acks=all
+// RecordSend records that transaction id appended a batch to its run in
+// tp starting at first (the batch's own offset for the first batch of a
+// run): tp joins the transaction's partitions and first_offsets[tp] is the
+// first offset of the transaction's run there. The cluster calls it as
+// soon as the leader has appended the batch (before the acks=all
 // acknowledgement), so that a batch whose acknowledgement later fails still
 // gets a marker, as Kafka's AddPartitionsToTxn guarantees. startsRun says
-// that the leader's log held no open run of id in tp before this batch: when
-// the transaction's earlier run there was cut off (a truncation after a
-// leader change), the batch starts its run anew and first_offsets[tp] moves
-// to it, since that offset is how the instance recognises its own run
+// that the leader's log held no open run of id in tp before this batch:
+// when the transaction's earlier run there was cut off (a truncation after
+// a leader change), the batch starts its run anew and first_offsets[tp]
+// moves to it, since that offset is how the instance recognises its own run
 // (Owns). The transaction must be ONGOING (state error "transaction {id} is
 // {state}"). A send that changes nothing (a later batch of the same run) is
 // not journaled again.
-func (m *Manager) RecordSend(id string, tp topic.Partition, baseOffset int64, startsRun bool) error {
+func (m *Manager) RecordSend(id string, tp topic.Partition, first int64, startsRun bool) error {
 	e, err := m.ongoing(id)
 	if err != nil {
 		return err
 	}
-	if baseOffset < 0 {
+	if first < 0 {
 		return kerr.Argument("base offset cannot be negative")
 	}
-	if first, ok := e.FirstOffsets[tp]; ok && (!startsRun || first == baseOffset) {
+	if recorded, ok := e.FirstOffsets[tp]; ok && (!startsRun || recorded == first) {
 		return nil
 	}
 	next := e.clone()
-	next.FirstOffsets[tp] = baseOffset
+	next.FirstOffsets[tp] = first
 	next.Partitions = addPartition(next.Partitions, tp)
 	return m.store(next)
 }
 
 // Owns reports whether run r of a partition's transaction index (in tp)
-// belongs to the current instance of r.ID: that instance is unstable and r
-// starts at or after the first offset the instance recorded in tp
-// (first_offsets; after, when retention deleted the run's first batches).
+// belongs to the current instance of r.ID. That instance must be unstable,
+// and r must start at or after the first offset it recorded in tp
+// (first_offsets; after it, when retention deleted the run's first
+// batches). When it recorded none there (the journal lost that line, or
+// could not write it), r is its own if it starts after the run the id's
+// last finished instance left in tp, or if no finished instance wrote tp.
 // Batches carry a transactional id but no instance, so this is how an
 // instance tells its own run from an earlier instance's run that lost its
 // marker (a crash dropped the marker's bytes), which lies below everything
-// the current instance wrote: such a run is an orphan, closed by its own
-// marker (OrphanOutcome), never by the current instance's commit or abort,
-// and the current instance may not write to tp while it is open (decision
-// 44).
+// later instances wrote: such a run is an orphan, closed by its own marker
+// (OrphanOutcome), never by the current instance's commit or abort, and
+// the current instance may not write to tp while it is open (decision 44).
 func (m *Manager) Owns(tp topic.Partition, r Run) bool {
 	e := m.txns[r.ID]
 	if e == nil || !e.State.Unstable() {
 		return false
 	}
-	first, ok := e.FirstOffsets[tp]
-	return ok && r.First >= first
+	if first, ok := e.FirstOffsets[tp]; ok {
+		return r.First >= first
+	}
+	last, ok := m.finished[r.ID][tp]
+	return !ok || r.First > last.first
 }
 
 // SendOffsets stages consumer offsets for group; they are published to the

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -420,16 +421,26 @@ func TestRecoveryOrphanRuns(t *testing.T) {
 // committed id at its first offset commits, any other open run aborts, a
 // closed run needs no marker (it has one, decision 37), and an unstable id
 // owns the run that starts at (or, after retention, beyond) its first
-// offset there, but not an earlier instance's run below it (decision 44).
+// offset there, but not an earlier instance's run below it, which gets that
+// instance's outcome (decision 44). Where the current instance recorded
+// nothing, it owns a run that starts after the last finished instance's.
 func TestOrphanOutcome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	out, other := tp("out-0"), tp("out-1")
 	h.begin(t, "done")
-	h.send(t, "done", out, "d")
+	h.send(t, "done", out, "d") // out-0@0, COMMIT@1
 	h.commit(t, "done")
 	h.begin(t, "live")
-	h.send(t, "live", out, "l")
+	h.send(t, "live", out, "l") // out-0@2
+	h.begin(t, "again")
+	h.send(t, "again", other, "a1") // out-1@0, COMMIT@1
+	h.commit(t, "again")
+	h.begin(t, "again") // its second instance has written nothing
+	h.begin(t, "gone")
+	h.send(t, "gone", other, "g1") // out-1@2, ABORT@3
+	h.abort(t, "gone")
+	h.begin(t, "gone")
 	for _, c := range []struct {
 		tp      topic.Partition
 		run     Run
@@ -444,11 +455,26 @@ func TestOrphanOutcome(t *testing.T) {
 		{out, Run{ID: "live", First: 2, Marker: -1}, record.NoControl, false},
 		{out, Run{ID: "live", First: 4, Marker: -1}, record.NoControl, false},
 		{out, Run{ID: "live", First: 1, Marker: -1}, record.Abort, true},
-		{other, Run{ID: "live", First: 0, Marker: -1}, record.Abort, true},
+		{other, Run{ID: "live", First: 0, Marker: -1}, record.NoControl, false}, // unrecorded: the journal lost its line
+		{other, Run{ID: "again", First: 0, Marker: -1}, record.Commit, true},    // instance 1 committed; its marker was lost
+		{other, Run{ID: "again", First: 4, Marker: -1}, record.NoControl, false},
+		{out, Run{ID: "again", First: 0, Marker: -1}, record.NoControl, false},
+		{other, Run{ID: "gone", First: 2, Marker: -1}, record.Abort, true}, // instance 1 aborted
+		{other, Run{ID: "gone", First: 1, Marker: -1}, record.Abort, true},
+		{other, Run{ID: "gone", First: 5, Marker: -1}, record.NoControl, false},
 	} {
 		if outcome, ok := h.m.OrphanOutcome(c.tp, c.run); outcome != c.outcome || ok != c.ok {
 			t.Errorf("%s %+v: %v %v, want %v %v", c.tp, c.run, outcome, ok, c.outcome, c.ok)
 		}
+	}
+	// The finished runs are rebuilt from the journal's lines at open.
+	before := maps.Clone(h.m.finished)
+	if len(before) != 2 {
+		t.Fatalf("finished runs %+v, want those of again and gone", before)
+	}
+	h.reopen(t)
+	if !reflect.DeepEqual(h.m.finished, before) {
+		t.Fatalf("finished runs after reopen %+v, want %+v", h.m.finished, before)
 	}
 }
 

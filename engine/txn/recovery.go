@@ -63,16 +63,16 @@ type Recovery struct {
 // the runs its leader's transaction index reports as unstable
 // (Index.UnstableRuns(hw)): runs with no marker yet, and runs whose marker
 // the HW has not passed. A transaction needs a marker appended on exactly
-// the partitions where the run it owns (Owns: the run starting at its
-// first_offsets there) is still open. A run already closed by a marker
-// above the HW is never given a second marker (decision 37): the
-// transaction waits for that marker to be replicated instead
-// (RecoveryAction.Unreplicated). Open runs no unstable transaction owns
-// become one OrphanMarker each (OrphanOutcome decides it): runs of an id
-// with no unstable transaction, runs the journal never recorded, and runs
-// of an earlier instance of an unstable id whose marker was lost (decision
-// 44: the current instance's marker must not close them). A closed run
-// nobody owns needs nothing, since its marker replicates like any batch.
+// the partitions where the run it owns (Owns) is still open. A run already
+// closed by a marker above the HW is never given a second marker (decision
+// 37): the transaction waits for that marker to be replicated instead
+// (RecoveryAction.Unreplicated). A run it owns in a partition the journal
+// did not record (its line was lost) is added to its entry. Open runs no
+// unstable transaction owns become one OrphanMarker each (OrphanOutcome
+// decides it): runs of an id with no unstable transaction, and runs of an
+// earlier instance of an unstable id whose marker was lost (decision 44:
+// the current instance's marker must not close them). A closed run nobody
+// owns needs nothing, since its marker replicates like any batch.
 func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) {
 	var rec Recovery
 	tps := slices.Collect(maps.Keys(unstable))
@@ -83,18 +83,26 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 			continue
 		}
 		act := RecoveryAction{ID: id, Found: e.State}
+		next := e.clone()
+		if next.State == Ongoing {
+			next.State = PrepareAbort
+		}
 		for _, tp := range tps {
 			need := m.Need(tp, unstable[tp], id)
-			switch {
-			case need.Open:
+			if !need.Found {
+				continue
+			}
+			if need.Open {
 				act.Markers = append(act.Markers, tp)
-			case need.Found:
+			} else {
 				act.Unreplicated = append(act.Unreplicated, LoggedMarker{Partition: tp, Offset: need.Marker})
 			}
+			if _, ok := next.FirstOffsets[tp]; !ok { // a run the journal lost the line of
+				next.Partitions = addPartition(next.Partitions, tp)
+				next.FirstOffsets[tp] = need.First
+			}
 		}
-		if e.State == Ongoing {
-			next := e.clone()
-			next.State = PrepareAbort
+		if next.State != e.State || len(next.Partitions) != len(e.Partitions) {
 			if err := m.store(next); err != nil {
 				return rec, err
 			}
@@ -129,23 +137,31 @@ func (m *Manager) Recover(unstable map[topic.Partition][]Run) (Recovery, error) 
 
 // OrphanOutcome is the marker a run of r.ID in tp needs when no unstable
 // transaction owns it (the orphan rule of Recover, also used for a new
-// leader's open runs): COMMIT when the id's latest entry is COMPLETE_COMMIT
-// with the same first offset in tp (its marker was lost), ABORT otherwise.
-// An open run of an earlier instance of an id whose current instance is
-// unstable is such an orphan too (decision 44): the coordinator keeps one
-// entry per id (§12.1), so the earlier instance's outcome is no longer known
-// and the run is aborted, as Kafka's operator aborts a hanging transaction.
-// ok is false when the run needs no marker from recovery: it is closed
-// already (a marker in the log is never written twice, decision 37), or the
-// current instance of r.ID owns it (Owns: its completion writes the marker).
+// leader's open runs): the outcome of the instance that wrote it when the
+// coordinator knows that instance, ABORT otherwise. It knows the id's
+// latest instance when that is complete and started its run in tp at
+// r.First, and, per partition, the last finished instance that wrote
+// there (Manager.finished): an earlier instance whose marker was lost while
+// a later instance of the id is open (decision 44). So a run whose COMMIT
+// marker was lost is committed again, and any other run is aborted (a run
+// nobody recorded: the journal lost its lines). ok is false when the run
+// needs no marker from recovery: it is closed already (a marker in the log
+// is never written twice, decision 37), or the current instance of r.ID
+// owns it (Owns: its completion writes the marker).
 func (m *Manager) OrphanOutcome(tp topic.Partition, r Run) (outcome record.ControlType, ok bool) {
 	if !r.IsOpen() || m.Owns(tp, r) {
 		return record.NoControl, false
 	}
-	if e := m.txns[r.ID]; e != nil && e.State == CompleteCommit {
+	if e := m.txns[r.ID]; e != nil && !e.State.Unstable() {
 		if first, wrote := e.FirstOffsets[tp]; wrote && first == r.First {
-			return record.Commit, true
+			if e.State == CompleteCommit {
+				return record.Commit, true
+			}
+			return record.Abort, true
 		}
+	}
+	if f, ok := m.finished[r.ID][tp]; ok && f.first == r.First && f.committed {
+		return record.Commit, true
 	}
 	return record.Abort, true
 }
@@ -156,9 +172,10 @@ func (m *Manager) OrphanOutcome(tp topic.Partition, r Run) (outcome record.Contr
 // owns there has none yet); otherwise nothing appended but a wait for the
 // marker at offset Marker that closes its run, which the HW has not passed:
 // a marker already in the log is never written a second time (decision 37).
+// First is the first offset of its run there.
 type Need struct {
-	Marker      int64
-	Open, Found bool
+	First, Marker int64
+	Open, Found   bool
 }
 
 // Need reads what the current instance of id needs in tp from tp's
@@ -171,7 +188,9 @@ func (m *Manager) Need(tp topic.Partition, runs []Run, id string) Need {
 		if r.ID != id || !m.Owns(tp, r) {
 			continue
 		}
-		n.Found = true
+		if !n.Found {
+			n.First, n.Found = r.First, true
+		}
 		if r.IsOpen() {
 			n.Open = true
 		} else {
