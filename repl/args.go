@@ -246,13 +246,18 @@ func (a *Args) PosInt(i int, name string, lo, hi int64) int64 {
 
 func parseInt(s string, lo, hi int64) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is outside [%d, %d]", s, lo, hi)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not an integer", s)
 	}
-	if n < lo || n > hi {
-		if hi == math.MaxInt64 || hi == math.MaxInt32 {
-			return 0, fmt.Errorf("%d must be at least %d", n, lo)
-		}
+	switch {
+	case n < lo && (hi == math.MaxInt64 || hi == math.MaxInt32):
+		return 0, fmt.Errorf("%d must be at least %d", n, lo)
+	case n > hi && lo == math.MinInt64:
+		return 0, fmt.Errorf("%d must be at most %d", n, hi)
+	case n < lo || n > hi:
 		return 0, fmt.Errorf("%d is outside [%d, %d]", n, lo, hi)
 	}
 	return n, nil

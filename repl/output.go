@@ -158,6 +158,11 @@ func errorList(err error) []errorPart {
 // errorParts splits an error into the code, message, usage and hint a
 // learner sees.
 func errorParts(err error) (code, msg, usage, hint string) {
+	var he *hintedError
+	if errors.As(err, &he) {
+		code, msg, usage, _ = errorParts(he.err)
+		return code, msg, usage, he.hint
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return string(kerr.InvalidArgument), ue.Msg, ue.Usage, ""
@@ -165,11 +170,6 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	var ce *CheckError
 	if errors.As(err, &ce) {
 		return CheckFailed, ce.Message(), "", ""
-	}
-	var he *hintedError
-	if errors.As(err, &he) {
-		code, msg, usage, _ = errorParts(he.err)
-		return code, msg, usage, he.hint
 	}
 	var ie *InternalError
 	if errors.As(err, &ie) {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
 // Prompt is the interactive prompt: "mk> ", or "mk[1500ms]> " once the
@@ -93,6 +95,12 @@ type ScriptOptions struct {
 	KeepGoing bool
 }
 
+// MaxLineBytes is the longest command line a script may hold (64 MiB, room
+// for a hex-encoded value at the 16 MiB batch limit). A longer line is one
+// failed command (INVALID_ARGUMENT); it is skipped without being held in
+// memory, and --keep-going goes on with the next line.
+const MaxLineBytes = 64 << 20
+
 // RunScript runs commands read from in (a pipe or a file): no prompt, no
 // editing, no colour; each command is echoed as "> cmd" before its output.
 // Blank lines and comments are skipped silently. With --format json there
@@ -100,11 +108,29 @@ type ScriptOptions struct {
 // failed command unless KeepGoing, and returns the exit status: 1 if any
 // command failed, else 0.
 func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	lr := &scriptReader{r: bufio.NewReaderSize(in, 64<<10), max: MaxLineBytes}
 	status := 0
-	for sc.Scan() {
-		line := sc.Text()
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return status
+		}
+		if err != nil {
+			s.report(out, "", kerr.Wrap(kerr.IllegalState, err, "reading commands"), nil, "")
+			return 1
+		}
+		if lr.tooLong > 0 {
+			if s.format == FormatText {
+				fmt.Fprintf(out, "> %s\n", elide(strings.TrimSpace(line), 60))
+			}
+			err := &UsageError{Msg: fmt.Sprintf("line %d has %d bytes, more than the %d a command line may hold: it was skipped", lr.lineNo, lr.tooLong, lr.max)}
+			s.report(out, elide(strings.TrimSpace(line), 60), &hintedError{err: err, hint: "put a large value in a shorter form: `value=b64:...` or `value=hex:...` of at most 16 MiB, the largest batch"}, nil, "")
+			status = 1
+			if !opts.KeepGoing {
+				return status
+			}
+			continue
+		}
 		if words, err := Split(line); err == nil && len(words) == 0 {
 			continue
 		}
@@ -121,11 +147,61 @@ func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int 
 			return status
 		}
 	}
-	if err := sc.Err(); err != nil {
-		fmt.Fprintf(out, "error: INTERNAL: reading commands: %v\n", err)
-		return 1
+}
+
+// scriptReader reads a script's lines, holding at most max bytes of one.
+type scriptReader struct {
+	r      *bufio.Reader
+	max    int
+	lineNo int
+	buf    []byte
+	// tooLong is the length of the last line when it was longer than max
+	// (then only its first bytes are returned, for the echo), else 0.
+	tooLong int
+}
+
+// next returns the next line without its newline, or io.EOF after the
+// last one. A final line without a newline is still a line.
+func (lr *scriptReader) next() (string, error) {
+	if cap(lr.buf) > 1<<20 { // a long line's buffer is not kept for short ones
+		lr.buf = nil
 	}
-	return status
+	lr.buf, lr.tooLong = lr.buf[:0], 0
+	total, ended := 0, false
+	for !ended {
+		chunk, err := lr.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			ended = true
+			chunk = chunk[:len(chunk)-1]
+		case err == io.EOF:
+			if total == 0 && len(chunk) == 0 {
+				return "", io.EOF
+			}
+			ended = true
+		case err != bufio.ErrBufferFull:
+			return "", err
+		}
+		total += len(chunk)
+		if room := lr.max - len(lr.buf); room > 0 {
+			lr.buf = append(lr.buf, chunk[:min(len(chunk), room)]...)
+		}
+	}
+	lr.lineNo++
+	if total > lr.max {
+		lr.tooLong = total
+		return string(lr.buf[:min(len(lr.buf), 256)]), nil
+	}
+	return string(lr.buf), nil
+}
+
+// elide shortens s to at most n runes, marking the cut with "…".
+func elide(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 // HistoryPath is where the interactive history is kept:

@@ -126,7 +126,7 @@ func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs func() int6
 func OpenCoordinator(fsys vfs.FS, path string, clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) (*Coordinator, error) {
 	c := NewCoordinator(clk, topics, sessionTimeoutMs, offsets)
 	c.fsys, c.path = fsys, path
-	groups, err := loadGroups(fsys, path, clk.NowMs()+sessionTimeoutMs())
+	groups, err := loadGroups(fsys, path, clock.AddMs(clk.NowMs(), sessionTimeoutMs()))
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (c *Coordinator) Join(group, memberID string, subscriptions []string) (Join
 		next = g.clone()
 		next.clientAssigned = false
 	}
-	next.members[memberID] = &member{subscriptions: subs, deadlineMs: c.clk.NowMs() + c.sessionTimeoutMs()}
+	next.members[memberID] = &member{subscriptions: subs, deadlineMs: clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())}
 	c.rebalance(next)
 	if err := c.store(group, next); err != nil {
 		return JoinResult{}, err
@@ -217,7 +217,7 @@ func (c *Coordinator) Heartbeat(group, memberID string, generation int32) error 
 	if m == nil {
 		return unknownMember(group, memberID)
 	}
-	m.deadlineMs = c.clk.NowMs() + c.sessionTimeoutMs()
+	m.deadlineMs = clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())
 	return nil
 }
 
