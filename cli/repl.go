@@ -70,6 +70,11 @@ func runRepl(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
 		return 1
 	}
+	if !env.StdinIsTerminal { // the interactive banner shows the whole recovery report
+		for _, note := range recoveryNotes(s.OpenReport()) {
+			fmt.Fprintf(env.Stderr, "minikafka repl: recovery: %s\n", note)
+		}
+	}
 	status := 0
 	if env.StdinIsTerminal {
 		status = interactive(env, s)

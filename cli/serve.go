@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
@@ -22,15 +22,16 @@ import (
 
 var serveCommand = &Subcommand{
 	Name:     "serve",
-	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N] [--topic NAME[:P[:RF]]]... [--kafka 127.0.0.1:9092 [--kafka-ports P,P,P] [--allow-remote]]",
+	Synopsis: "serve [--listen 127.0.0.1:9093] [--data DIR] [--brokers 1,2,3] [--set key=value]... [--replicate-every 10ms] [--request-timeout 5s] [--max-frame-bytes N] [--allow-remote] [--topic NAME[:P[:RF]]]... [--kafka 127.0.0.1:9092 [--kafka-ports P,P,P]]",
 	Summary:  "serve a cluster over the newline-JSON/TCP adapter (chapter 10), or the Kafka protocol with --kafka (chapter 11), until interrupted",
 	Run:      runServe,
 }
 
-// serveSignalContext returns the context whose end stops the server: SIGINT
-// or SIGTERM. Tests replace it to stop the server without a signal.
+// serveSignalContext returns the context whose end stops the server
+// gracefully: SIGINT, SIGTERM, SIGHUP or SIGPIPE (shutdownSignals). Tests
+// replace it to stop the server without a signal.
 var serveSignalContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(context.Background(), shutdownSignals...)
 }
 
 // serveFlags are the parsed options of `minikafka serve`.
@@ -42,8 +43,9 @@ type serveFlags struct {
 	replicateEvery time.Duration
 	requestTimeout time.Duration
 	maxFrameBytes  int
-	// kafka, kafkaPorts and allowRemote select the Kafka wire listener
-	// (serve_kafka.go) instead of JSON/TCP.
+	// kafka and kafkaPorts select the Kafka wire listener (serve_kafka.go)
+	// instead of JSON/TCP; allowRemote lets either listen on an address
+	// that is not loopback.
 	kafka       string
 	kafkaPorts  string
 	allowRemote bool
@@ -71,7 +73,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.maxFrameBytes, "max-frame-bytes", jsontcp.DefaultMaxFrameBytes, "longest request line in bytes, newline included")
 	fs.StringVar(&f.kafka, "kafka", "", "serve the Kafka protocol instead of JSON/TCP: the first broker on `host:port`, the next ones on the following ports")
 	fs.StringVar(&f.kafkaPorts, "kafka-ports", "", "with --kafka: one port per broker, comma-separated, in broker id order")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --kafka: allow a listen address that is not loopback")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a listen address (--listen or --kafka) that is not loopback (the adapters have no authentication or TLS)")
 	fs.Func("topic", "create `NAME[:PARTITIONS[:RF]]` at start unless it exists (repeatable; default 1 partition, rf min(3, brokers))", func(v string) error {
 		parts := strings.Split(v, ":")
 		if parts[0] == "" || len(parts) > 3 {
@@ -98,8 +100,11 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 		return nil, fmt.Errorf("--replicate-every must not be negative, got %v", f.replicateEvery)
 	case f.requestTimeout <= 0:
 		return nil, fmt.Errorf("--request-timeout must be positive, got %v", f.requestTimeout)
-	case f.maxFrameBytes <= 0:
-		return nil, fmt.Errorf("--max-frame-bytes must be positive, got %d", f.maxFrameBytes)
+	case f.maxFrameBytes <= 0 || f.maxFrameBytes > math.MaxInt32:
+		return nil, fmt.Errorf("--max-frame-bytes must be 1 to %d, got %d", math.MaxInt32, f.maxFrameBytes)
+	}
+	if err := checkLoopback("--listen", f.listen, f.allowRemote); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -150,9 +155,8 @@ func runServe(env *Env, args []string) int {
 	if err != nil {
 		return fail("opening the cluster: %v", err)
 	}
-	for _, r := range report.Truncations() {
-		t := r.Report.Truncation
-		stdout.printf("recovery: %s on broker %d: dropped %d bytes of %s (%s)\n", r.TP, r.Broker, t.BytesDropped, t.Segment, t.Reason)
+	for _, note := range recoveryNotes(report) {
+		stdout.printf("recovery: %s\n", note)
 	}
 
 	if err := createTopics(cluster, f.topics, len(f.brokers)); err != nil {

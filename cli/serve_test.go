@@ -182,9 +182,90 @@ func TestServeCommandStopsOnSIGTERM(t *testing.T) {
 	}
 }
 
+// SIGINT, SIGHUP and SIGPIPE stop the server as SIGTERM does: the cluster
+// closes cleanly (every replica reopens with a clean-shutdown marker).
+func TestServeCommandStopsOnEveryShutdownSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			addr, out, errOut, status := startServe(t, nil, "--data", dir, "--brokers", "1,2")
+			dialCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			c, err := jsontcp.Dial(dialCtx, addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			do(t, c, `{"operation":"create_topic","topic":"events","partitions":1,"replication_factor":2}`)
+			do(t, c, `{"operation":"produce","topic":"events","value_b64":"aGVsbG8=","acks":"1"}`)
+			if err := syscall.Kill(os.Getpid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitStatus(t, status); code != 0 || !strings.Contains(out.String(), "cluster closed cleanly") {
+				t.Fatalf("exit %d:\n%s%s", code, out, errOut)
+			}
+			cfg := engine.DefaultConfig(dir)
+			cfg.BrokerIDs = []int32{1, 2}
+			cluster, report, err := engine.Open(cfg, clock.NewManual(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cluster.Close()
+			for _, r := range report.Replicas {
+				if !r.Report.CleanShutdown {
+					t.Errorf("%s on broker %d reopened without a clean-shutdown marker", r.TP, r.Broker)
+				}
+			}
+		})
+	}
+}
+
+// serve --listen refuses an address other machines can reach unless
+// --allow-remote, as the REPL's serve start does.
+func TestServeListenLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:9093", "example.com:9093"} {
+		var out, errOut bytes.Buffer
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+		if code := Main(env, []string{"serve", "--data", t.TempDir(), "--listen", addr}); code != 2 {
+			t.Errorf("%s: exit %d, want 2 (%s)", addr, code, errOut.String())
+		}
+		if !strings.Contains(errOut.String(), "not a loopback address") || !strings.Contains(errOut.String(), "--allow-remote") {
+			t.Errorf("%s: stderr %q", addr, errOut.String())
+		}
+		if out.Len() != 0 {
+			t.Errorf("%s: something ran: %s", addr, out.String())
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "127.0.0.2:9093", "[::1]:0", "localhost:0"} {
+		if err := checkLoopback("--listen", addr, false); err != nil {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+	if err := checkLoopback("--listen", "0.0.0.0:0", true); err != nil {
+		t.Errorf("--allow-remote: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	saved := serveSignalContext
+	serveSignalContext = func() (context.Context, context.CancelFunc) { return ctx, func() {} }
+	defer func() { serveSignalContext = saved }()
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }}
+	status := make(chan int, 1)
+	go func() { status <- Main(env, []string{"serve", "--listen", "0.0.0.0:0", "--allow-remote"}) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "listening on ") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if code := waitStatus(t, status); code != 0 || !strings.Contains(out.String(), "listening on ") || !strings.Contains(errOut.String(), "warning") {
+		t.Fatalf("--allow-remote: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 func TestServeCommandRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--max-frame-bytes", "0"},
+		{"--max-frame-bytes", "9223372036854775807"},
 		{"--request-timeout", "0s"},
 		{"--replicate-every", "-1ms"},
 		{"--brokers", "1,x"},

@@ -178,6 +178,10 @@ func (s *Session) Close() error {
 	return err
 }
 
+// OpenReport is what recovery did when the session's current cluster was
+// opened (empty for a fresh directory).
+func (s *Session) OpenReport() engine.OpenReport { return s.opened }
+
 // Exited reports whether `exit` or `quit` ran.
 func (s *Session) Exited() bool { return s.exited }
 

@@ -26,7 +26,7 @@ func (s *Session) Prompt() string {
 // session. It returns the process exit status (0).
 func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 	fmt.Fprintf(out, "MiniKafka Lab: %s. Type help, or Ctrl-D to leave.\n", s.describeStart())
-	if len(s.opened.Replicas) > 0 { // --data of an existing cluster: say what recovery did
+	if len(s.opened.Replicas) > 0 || s.opened.Coordination.Journal.Exists { // --data of an existing cluster: say what recovery did
 		_ = newClusterOpened(s, "open", s.opened).writeText(out, s.st)
 		s.writeEvents(out, s.takeEvents())
 	}

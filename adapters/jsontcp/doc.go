@@ -16,7 +16,11 @@
 //
 // and the connection is closed. The server never buffers more than
 // MaxFrameBytes+1 bytes of one connection: when that many bytes arrive without
-// a newline the same answer is sent and the connection closed. An empty line is
+// a newline the same answer is sent and the connection closed. Across
+// connections, lines longer than 64 KiB share a budget of 32 MiB: a
+// connection that needs more while the budget is in use stops being read
+// (TCP pushes back) until another long line is served or its connection
+// closes, so many clients sending long lines at once cannot exhaust memory. An empty line is
 // INVALID_REQUEST and the connection stays open.
 //
 // # Requests (decision 24: strict)

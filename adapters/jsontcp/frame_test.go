@@ -12,7 +12,7 @@ import (
 // readAll drains a lineReader: the lines it returns, then the error that
 // stopped it (io.EOF or errFrameTooLarge).
 func readAll(r io.Reader, max int) ([]string, error) {
-	lr := newLineReader(r, max)
+	lr := newLineReader(r, max, nil)
 	var lines []string
 	for {
 		line, err := lr.next()
@@ -91,7 +91,7 @@ func TestLineReaderBufferStaysBounded(t *testing.T) {
 		in.WriteString(strings.Repeat("q", i%max))
 		in.WriteByte('\n')
 	}
-	lr := newLineReader(iotest.HalfReader(&in), max)
+	lr := newLineReader(iotest.HalfReader(&in), max, nil)
 	for {
 		_, err := lr.next()
 		if len(lr.buf) > max+1 {
@@ -137,7 +137,7 @@ func FuzzLineReader(f *testing.F) {
 		max := int(max16%4096) + 1
 		wantLines, wantTooLarge := frameModel(data, max)
 		r := &chunkReader{data: data, chunk: int(chunk%17) + 1}
-		lr := newLineReader(r, max)
+		lr := newLineReader(r, max, nil)
 		var got []string
 		var err error
 		for {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"sync"
 	"time"
@@ -50,8 +51,8 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	switch {
-	case o.MaxFrameBytes < 0:
-		return o, kerr.Argument("max frame bytes must be positive, got %d", o.MaxFrameBytes)
+	case o.MaxFrameBytes < 0 || o.MaxFrameBytes > math.MaxInt32:
+		return o, kerr.Argument("max frame bytes must be 1 to %d, got %d", math.MaxInt32, o.MaxFrameBytes)
 	case o.MaxFrameBytes == 0:
 		o.MaxFrameBytes = DefaultMaxFrameBytes
 	}
@@ -80,6 +81,7 @@ type Server struct {
 
 	quit chan struct{} // closed by Close
 	wg   sync.WaitGroup
+	long *longLines // the long-line tokens every connection shares
 
 	mu      sync.Mutex
 	closing bool
@@ -107,6 +109,7 @@ func Listen(addr string, b Backend, opts Options) (*Server, error) {
 		quit:  make(chan struct{}),
 		conns: map[net.Conn]struct{}{},
 	}
+	s.long = newLongLines(opts.MaxFrameBytes, s.quit)
 	s.host = host.Start(b, host.Options[Backend]{
 		PumpEvery: opts.ReplicateEvery,
 		Pump:      Backend.Pump,
@@ -229,11 +232,13 @@ func (s *Server) serveConn(c net.Conn) {
 		s.mu.Unlock()
 		_ = c.Close()
 	}()
-	lr := newLineReader(c, s.opts.MaxFrameBytes)
+	lr := newLineReader(c, s.opts.MaxFrameBytes, s.long)
+	defer lr.close()
 	w := bufio.NewWriterSize(c, 32<<10)
 	for {
 		line, err := lr.next()
 		if errors.Is(err, errFrameTooLarge) {
+			lr.close() // the draining below needs no buffer or token
 			if _, err := w.Write(frameTooLargeLine); err == nil && w.Flush() == nil {
 				hangUp(c)
 			}
