@@ -68,43 +68,80 @@ type Segment struct {
 // Text writes the Kafka-style text dump of seg; with records it adds one
 // line per record (or per control marker).
 func Text(w io.Writer, seg Segment, records bool) error {
-	ew := &errWriter{w: w}
-	ew.printf("Dumping %s\n", seg.Name)
-	ew.printf("Log starting offset: %d\n", seg.BaseOffset)
+	d := newTextDumper(w, records)
+	d.header(seg.Name, seg.BaseOffset)
 	for _, f := range seg.Frames {
-		m := f.Meta
-		ew.printf("baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t position: %d CreateTime: %d size: %d crc: %d isvalid: true\n",
-			m.BaseOffset, m.LastOffset(), m.RecordCount, m.BaseSequence, m.LastSequence(), m.ProducerID, m.ProducerEpoch,
-			m.LeaderEpoch, m.Transactional, m.IsControl(), f.Position, m.MaxTimestamp, m.Size, m.CRC)
-		if !records {
-			continue
-		}
-		if m.IsControl() {
-			ew.printf("| offset: %d endTxnMarker: %s\n", m.BaseOffset, strings.ToUpper(m.Control.String()))
-			continue
-		}
-		b, err := record.Decode(f.Bytes)
-		if err != nil {
-			return fmt.Errorf("batch at position %d: %w", f.Position, err)
-		}
-		for i, r := range b.Records {
-			seq := int64(-1)
-			if b.BaseSequence >= 0 {
-				seq = int64(b.BaseSequence) + int64(b.OffsetDeltas[i])
-			}
-			keys := make([]string, len(r.Headers))
-			for j, h := range r.Headers {
-				keys[j] = h.Key
-			}
-			ew.printf("| offset: %d CreateTime: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s] key: %s payload: %s\n",
-				b.BaseOffset+int64(b.OffsetDeltas[i]), r.TimestampMs, size(r.Key), size(r.Value), seq,
-				strings.Join(keys, ","), Bytes(r.Key), Bytes(r.Value))
+		if err := d.frame(f); err != nil {
+			return err
 		}
 	}
-	if inv := seg.Invalid; inv != nil {
-		ew.printf("Found %d invalid bytes at the end of %s: %s\n", inv.Bytes, seg.Name, inv.Reason)
+	d.tail(seg.Name, seg.Invalid)
+	return d.ew.err
+}
+
+// dumper writes a dump one frame at a time, so that a file is dumped
+// without holding more than one frame (DumpFile).
+type dumper interface {
+	header(name string, base int64)
+	frame(f Frame) error
+	tail(name string, inv *Invalid) // inv may be nil
+	err() error
+}
+
+// textDumper writes the text dump.
+type textDumper struct {
+	ew      *errWriter
+	records bool
+}
+
+func newTextDumper(w io.Writer, records bool) *textDumper {
+	return &textDumper{ew: &errWriter{w: w}, records: records}
+}
+
+func (d *textDumper) err() error { return d.ew.err }
+
+func (d *textDumper) header(name string, base int64) {
+	d.ew.printf("Dumping %s\n", name)
+	d.ew.printf("Log starting offset: %d\n", base)
+}
+
+func (d *textDumper) frame(f Frame) error {
+	ew := d.ew
+	m := f.Meta
+	ew.printf("baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %t isControl: %t position: %d CreateTime: %d size: %d crc: %d isvalid: true\n",
+		m.BaseOffset, m.LastOffset(), m.RecordCount, m.BaseSequence, m.LastSequence(), m.ProducerID, m.ProducerEpoch,
+		m.LeaderEpoch, m.Transactional, m.IsControl(), f.Position, m.MaxTimestamp, m.Size, m.CRC)
+	if !d.records {
+		return ew.err
+	}
+	if m.IsControl() {
+		ew.printf("| offset: %d endTxnMarker: %s\n", m.BaseOffset, strings.ToUpper(m.Control.String()))
+		return ew.err
+	}
+	b, err := record.Decode(f.Bytes)
+	if err != nil {
+		return fmt.Errorf("batch at position %d: %w", f.Position, err)
+	}
+	for i, r := range b.Records {
+		seq := int64(-1)
+		if b.BaseSequence >= 0 {
+			seq = int64(b.BaseSequence) + int64(b.OffsetDeltas[i])
+		}
+		keys := make([]string, len(r.Headers))
+		for j, h := range r.Headers {
+			keys[j] = h.Key
+		}
+		ew.printf("| offset: %d CreateTime: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s] key: %s payload: %s\n",
+			b.BaseOffset+int64(b.OffsetDeltas[i]), r.TimestampMs, size(r.Key), size(r.Value), seq,
+			strings.Join(keys, ","), Bytes(r.Key), Bytes(r.Value))
 	}
 	return ew.err
+}
+
+func (d *textDumper) tail(name string, inv *Invalid) {
+	if inv != nil {
+		d.ew.printf("Found %d invalid bytes at the end of %s: %s\n", inv.Bytes, name, inv.Reason)
+	}
 }
 
 // size is a field's length, -1 for null.

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
@@ -159,5 +161,80 @@ func TestBytesRendering(t *testing.T) {
 	}
 	if Bytes(nil) != "null" {
 		t.Fatal("nil is not null")
+	}
+}
+
+// heapSampler is a writer that records the largest live heap seen while
+// the dump writes.
+type heapSampler struct {
+	writes int
+	peak   uint64
+}
+
+func (h *heapSampler) Write(p []byte) (int, error) {
+	if h.writes%16 == 0 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		h.peak = max(h.peak, m.HeapAlloc)
+	}
+	h.writes++
+	return len(p), nil
+}
+
+// TestDumpFileStreams: dumping a 32 MiB segment holds about one frame, not
+// the file (the old ReadFile held all of it); a device such as
+// /dev/urandom behind a segment name is refused before anything is read.
+func TestDumpFileStreams(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, storage.SegmentFileName(0))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := bytes.Repeat([]byte("v"), 64<<10)
+	for i := 0; i < 512; i++ {
+		b, err := record.NewBatch([]record.Record{{Value: value}}).Assign(int64(i), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frame, err := record.Encode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{FormatText, FormatJSON} {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		base := m.HeapAlloc
+		h := &heapSampler{}
+		if err := DumpFile(h, path, format, true); err != nil {
+			t.Fatal(err)
+		}
+		if h.writes < 512 {
+			t.Fatalf("%s: %d writes for 512 batches", format, h.writes)
+		}
+		if grew := int64(h.peak) - int64(base); grew > 12<<20 {
+			t.Errorf("%s: the heap grew by %d MiB while dumping a 32 MiB segment", format, grew>>20)
+		}
+	}
+
+	if _, err := os.Stat("/dev/urandom"); err != nil {
+		t.Skip("no /dev/urandom")
+	}
+	link := filepath.Join(dir, storage.SegmentFileName(100))
+	if err := os.Symlink("/dev/urandom", link); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = DumpFile(&out, link, FormatText, false)
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file") || out.Len() != 0 {
+		t.Fatalf("a device as a segment: %v, %q", err, out.String())
 	}
 }

@@ -1,6 +1,8 @@
 package dumplog
 
 import (
+	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,70 +38,216 @@ func ParseFormat(s string) (Format, error) {
 // ReadSegmentFile reads a segment log file and splits it into valid frames
 // and a damaged tail, as recovery would see it. The name printed is path as
 // given; the base offset comes from the file name, which must be a segment
-// name (20 digits, .log).
+// name (20 digits, .log). It holds the whole file; DumpFile streams it.
 func ReadSegmentFile(path string) (Segment, error) {
-	base, err := checkFile(path, storage.LogFileSuffix)
+	f, sc, base, err := openSegment(path)
 	if err != nil {
 		return Segment{}, err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Segment{}, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	defer f.Close()
+	seg := Segment{Name: path, BaseOffset: base}
+	for {
+		fr, ok := sc.scan()
+		if !ok {
+			break
+		}
+		fr.Bytes = append([]byte(nil), fr.Bytes...)
+		seg.Frames = append(seg.Frames, fr)
 	}
-	scanned, valid, reason := record.Scan(data, record.DefaultMaxBatchBytes)
-	seg := Segment{Name: path, BaseOffset: base, Frames: make([]Frame, len(scanned))}
-	for i, s := range scanned {
-		seg.Frames[i] = Frame{Position: s.Position, Bytes: data[s.Position : s.Position+int64(s.Size)], Meta: s.Meta}
+	if sc.err != nil {
+		return Segment{}, fmt.Errorf("%s: %w", path, unwrapPath(sc.err))
 	}
-	if reason != nil {
-		seg.Invalid = &Invalid{Position: int64(valid), Bytes: int64(len(data) - valid), Reason: kerr.MessageOf(reason)}
-	}
+	seg.Invalid = sc.invalid
 	return seg, nil
 }
 
 // DumpFile writes the dump of a .log file (batches, and records when
 // records is set) or of a .index file (its entries) in the given format.
-// Missing files, directories and other file names are errors that say so.
+// It reads the file one frame (or one index entry) at a time, so its
+// memory does not grow with the file. Missing files, directories, files
+// that are not regular (a device, a pipe) and other file names are errors
+// that say so.
 func DumpFile(w io.Writer, path string, format Format, records bool) error {
 	if strings.HasSuffix(path, storage.IndexFileSuffix) {
 		return dumpIndex(w, path, format)
 	}
-	seg, err := ReadSegmentFile(path)
+	f, sc, base, err := openSegment(path)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	var d dumper = newTextDumper(w, records)
 	if format == FormatJSON {
-		return JSON(w, seg, records)
+		d = newJSONDumper(w, records)
 	}
-	return Text(w, seg, records)
+	d.header(path, base)
+	for {
+		fr, ok := sc.scan()
+		if !ok {
+			break
+		}
+		if err := d.frame(fr); err != nil {
+			return err
+		}
+	}
+	if sc.err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(sc.err))
+	}
+	d.tail(path, sc.invalid)
+	return d.err()
+}
+
+// openSegment opens a segment file for scanning.
+func openSegment(path string) (*os.File, *frameScanner, int64, error) {
+	base, err := checkFile(path, storage.LogFileSuffix)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	return f, &frameScanner{r: bufio.NewReaderSize(f, 64<<10), size: st.Size(), next: -1}, base, nil
+}
+
+// frameScanner walks a segment file frame by frame as record.Scan walks a
+// buffer (the same checks, the same reasons), holding one frame at a time.
+type frameScanner struct {
+	r       *bufio.Reader
+	size    int64 // the file's size when it was opened
+	pos     int64
+	next    int64 // the previous batch's next offset, -1 before the first
+	buf     []byte
+	invalid *Invalid // set when the scan stopped at a damaged frame
+	err     error    // a read error (not damage)
+}
+
+// scan returns the next valid frame, whose Bytes are valid until the next
+// call; false at the end of the file, at the first damaged frame (invalid
+// is set) or on a read error (err is set).
+func (s *frameScanner) scan() (Frame, bool) {
+	if s.invalid != nil || s.err != nil {
+		return Frame{}, false
+	}
+	var header [record.FrameHeaderSize]byte
+	n, err := io.ReadFull(s.r, header[:])
+	switch {
+	case n == 0 && err == io.EOF:
+		return Frame{}, false
+	case err == io.ErrUnexpectedEOF:
+		return s.damaged(record.FrameHeaderSize - 1) // FrameLength's "shorter than frame header"
+	case err != nil:
+		s.err = err
+		return Frame{}, false
+	}
+	total, ferr := record.FrameLength(header[:], record.DefaultMaxBatchBytes)
+	if ferr != nil {
+		return s.stop(ferr)
+	}
+	if cap(s.buf) < total {
+		s.buf = make([]byte, total)
+	}
+	frame := s.buf[:total]
+	copy(frame, header[:])
+	if _, err := io.ReadFull(s.r, frame[record.FrameHeaderSize:]); err != nil {
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			return s.stop(kerr.New(kerr.CorruptBatch, "batch length does not match frame"))
+		}
+		s.err = err
+		return Frame{}, false
+	}
+	m, ierr := record.Inspect(frame, record.DefaultMaxBatchBytes)
+	if ierr != nil {
+		return s.stop(ierr)
+	}
+	if s.next >= 0 && m.BaseOffset < s.next {
+		return s.stop(kerr.New(kerr.CorruptBatch, "segment batch offsets overlap or move backwards"))
+	}
+	s.next = m.NextOffset()
+	fr := Frame{Position: s.pos, Bytes: frame, Meta: m}
+	s.pos += int64(total)
+	return fr, true
+}
+
+// damaged stops at a header cut short: the reason FrameLength gives for it.
+func (s *frameScanner) damaged(short int) (Frame, bool) {
+	_, err := record.FrameLength(make([]byte, short), record.DefaultMaxBatchBytes)
+	return s.stop(err)
+}
+
+// stop records the damaged tail that starts at the current frame.
+func (s *frameScanner) stop(reason error) (Frame, bool) {
+	s.invalid = &Invalid{Position: s.pos, Bytes: max(s.size-s.pos, 0), Reason: kerr.MessageOf(reason)}
+	return Frame{}, false
 }
 
 // dumpIndex writes an index file's entries: `offset: O position: P` lines
-// after a `Dumping FILE` line, or one JSON object per entry.
+// after a `Dumping FILE` line, or one JSON object per entry. The file is
+// read twice, one entry at a time: first to validate it (a damaged index
+// prints nothing but the error), then to print it.
 func dumpIndex(w io.Writer, path string, format Format) error {
 	base, err := checkFile(path, storage.IndexFileSuffix)
 	if err != nil {
 		return err
 	}
-	entries, err := storage.ReadIndexFile(path, base)
-	if err != nil {
-		return fmt.Errorf("%s: %s", path, kerr.MessageOf(err))
+	if err := eachIndexEntry(path, base, func(storage.IndexEntry) error { return nil }); err != nil {
+		return err
 	}
-	ew := &errWriter{w: w}
 	if format == FormatJSON {
 		enc := json.NewEncoder(w)
-		for _, e := range entries {
-			if err := enc.Encode(map[string]int64{"offset": e.Offset, "position": e.Position}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachIndexEntry(path, base, func(e storage.IndexEntry) error {
+			return enc.Encode(map[string]int64{"offset": e.Offset, "position": e.Position})
+		})
 	}
+	ew := &errWriter{w: w}
 	ew.printf("Dumping %s\n", path)
-	for _, e := range entries {
+	if err := eachIndexEntry(path, base, func(e storage.IndexEntry) error {
 		ew.printf("offset: %d position: %d\n", e.Offset, e.Position)
+		return ew.err
+	}); err != nil {
+		return err
 	}
 	return ew.err
+}
+
+// eachIndexEntry calls fn for each entry of an index file, checking what
+// storage.ReadIndexFile checks (whole 12-byte entries, strictly increasing
+// offsets and positions) as it goes.
+func eachIndexEntry(path string, base int64, fn func(storage.IndexEntry) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var raw [storage.IndexEntrySize]byte
+	prev := storage.IndexEntry{Offset: -1, Position: -1}
+	for {
+		n, err := io.ReadFull(r, raw[:])
+		switch {
+		case n == 0 && err == io.EOF:
+			return nil
+		case err == io.ErrUnexpectedEOF:
+			return fmt.Errorf("%s: partial index entry in %s", path, path)
+		case err != nil:
+			return fmt.Errorf("%s: %w", path, unwrapPath(err))
+		}
+		rel := int64(binary.BigEndian.Uint32(raw[:4]))
+		pos := binary.BigEndian.Uint64(raw[4:])
+		e := storage.IndexEntry{Offset: base + rel, Position: int64(pos)}
+		if pos > 1<<62 || base > 1<<62 || e.Offset <= prev.Offset || e.Position <= prev.Position {
+			return fmt.Errorf("%s: non-monotonic index entries in %s", path, path)
+		}
+		prev = e
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
 }
 
 // checkFile rejects what cannot be dumped, with a message for people, and
@@ -111,6 +259,9 @@ func checkFile(path, suffix string) (int64, error) {
 	}
 	if st.IsDir() {
 		return 0, fmt.Errorf("%s is a directory, not a segment file", path)
+	}
+	if !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is not a regular file (%s), not a segment file", path, st.Mode().Type())
 	}
 	name := filepath.Base(path)
 	if !strings.HasSuffix(name, storage.LogFileSuffix) && !strings.HasSuffix(name, storage.IndexFileSuffix) {

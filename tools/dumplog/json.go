@@ -51,45 +51,74 @@ type jsonInvalid struct {
 // JSON writes seg as one JSON object per line per batch, with the records
 // when records is set, and a final invalid_bytes object for a damaged tail.
 func JSON(w io.Writer, seg Segment, records bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	d := newJSONDumper(w, records)
+	d.header(seg.Name, seg.BaseOffset)
 	for _, f := range seg.Frames {
-		m := f.Meta
-		jb := jsonBatch{
-			BaseOffset: m.BaseOffset, LastOffset: m.LastOffset(), Count: m.RecordCount,
-			Position: f.Position, Size: m.Size, CRC: m.CRC, Valid: true, CreateTime: m.MaxTimestamp,
-			PartitionLeaderEpoch: m.LeaderEpoch, ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
-			BaseSequence: m.BaseSequence, IsTransactional: m.Transactional, IsControl: m.IsControl(),
-		}
-		if m.IsControl() {
-			jb.ControlType = strings.ToUpper(m.Control.String())
-		}
-		if records {
-			recs := []jsonRecord{}
-			if !m.IsControl() {
-				b, err := record.Decode(f.Bytes)
-				if err != nil {
-					return fmt.Errorf("batch at position %d: %w", f.Position, err)
-				}
-				for i, r := range b.Records {
-					hs := make([]jsonHeader, len(r.Headers))
-					for j, h := range r.Headers {
-						hs[j] = jsonHeader{Key: h.Key, ValueB64: h.Value}
-					}
-					recs = append(recs, jsonRecord{
-						Offset: b.BaseOffset + int64(b.OffsetDeltas[i]), KeyB64: r.Key, ValueB64: r.Value,
-						TimestampMs: r.TimestampMs, Headers: hs,
-					})
-				}
-			}
-			jb.Records = &recs
-		}
-		if err := enc.Encode(jb); err != nil {
+		if err := d.frame(f); err != nil {
 			return err
 		}
 	}
-	if inv := seg.Invalid; inv != nil {
-		return enc.Encode(jsonInvalid{InvalidBytes: inv.Bytes, Position: inv.Position, Reason: inv.Reason})
+	d.tail(seg.Name, seg.Invalid)
+	return d.err()
+}
+
+// jsonDumper writes the JSON dump.
+type jsonDumper struct {
+	enc     *json.Encoder
+	records bool
+	werr    error
+}
+
+func newJSONDumper(w io.Writer, records bool) *jsonDumper {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonDumper{enc: enc, records: records}
+}
+
+func (d *jsonDumper) err() error { return d.werr }
+
+func (d *jsonDumper) header(string, int64) {}
+
+func (d *jsonDumper) frame(f Frame) error {
+	if d.werr != nil {
+		return d.werr
 	}
-	return nil
+	m := f.Meta
+	jb := jsonBatch{
+		BaseOffset: m.BaseOffset, LastOffset: m.LastOffset(), Count: m.RecordCount,
+		Position: f.Position, Size: m.Size, CRC: m.CRC, Valid: true, CreateTime: m.MaxTimestamp,
+		PartitionLeaderEpoch: m.LeaderEpoch, ProducerID: m.ProducerID, ProducerEpoch: m.ProducerEpoch,
+		BaseSequence: m.BaseSequence, IsTransactional: m.Transactional, IsControl: m.IsControl(),
+	}
+	if m.IsControl() {
+		jb.ControlType = strings.ToUpper(m.Control.String())
+	}
+	if d.records {
+		recs := []jsonRecord{}
+		if !m.IsControl() {
+			b, err := record.Decode(f.Bytes)
+			if err != nil {
+				return fmt.Errorf("batch at position %d: %w", f.Position, err)
+			}
+			for i, r := range b.Records {
+				hs := make([]jsonHeader, len(r.Headers))
+				for j, h := range r.Headers {
+					hs[j] = jsonHeader{Key: h.Key, ValueB64: h.Value}
+				}
+				recs = append(recs, jsonRecord{
+					Offset: b.BaseOffset + int64(b.OffsetDeltas[i]), KeyB64: r.Key, ValueB64: r.Value,
+					TimestampMs: r.TimestampMs, Headers: hs,
+				})
+			}
+		}
+		jb.Records = &recs
+	}
+	d.werr = d.enc.Encode(jb)
+	return d.werr
+}
+
+func (d *jsonDumper) tail(_ string, inv *Invalid) {
+	if inv != nil && d.werr == nil {
+		d.werr = d.enc.Encode(jsonInvalid{InvalidBytes: inv.Bytes, Position: inv.Position, Reason: inv.Reason})
+	}
 }
