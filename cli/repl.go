@@ -65,6 +65,8 @@ func runRepl(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
 		return 2
 	}
+	sigs := notifyShutdown()
+	defer sigs.release()
 	s, err := repl.NewSession(opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
@@ -75,20 +77,26 @@ func runRepl(env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "minikafka repl: recovery: %s\n", note)
 		}
 	}
+	out := &stopOnWriteError{w: env.Stdout, st: sigs}
 	status := 0
 	if env.StdinIsTerminal {
-		status = interactive(env, s)
+		status = interactive(env, s, out, sigs)
 	} else {
-		status = repl.RunScript(s, env.Stdin, env.Stdout, repl.ScriptOptions{KeepGoing: f.keepGoing})
+		in := newStoppableReader(env.Stdin)
+		sigs.run(s, false, in.Stop)
+		status = repl.RunScript(s, in, out, repl.ScriptOptions{KeepGoing: f.keepGoing})
 	}
 	if err := s.Close(); err != nil {
 		fmt.Fprintf(env.Stderr, "minikafka repl: closing the cluster: %v\n", err)
-		status = 1
+		return 1
+	}
+	if code, stopped := sigs.report(env.Stderr); stopped {
+		return code
 	}
 	return status
 }
 
-func interactive(env *Env, s *repl.Session) int {
+func interactive(env *Env, s *repl.Session, out io.Writer, sigs *stopper) int {
 	ed, err := repl.NewReadlineEditor(repl.EditorConfig{
 		HistoryFile: repl.HistoryPath(env.Getenv),
 		Completer:   s,
@@ -100,7 +108,8 @@ func interactive(env *Env, s *repl.Session) int {
 		return 1
 	}
 	defer ed.Close()
-	return repl.RunInteractive(s, ed, env.Stdout)
+	sigs.run(s, true, func() { _ = ed.Close() })
+	return repl.RunInteractive(s, ed, out)
 }
 
 // sessionOptions turns the flags and the environment into session options.

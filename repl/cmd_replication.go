@@ -92,6 +92,14 @@ func runReplicate(s *Session, w io.Writer, a *Args) error {
 	}
 	res := replicated{Rounds: int(rounds)}
 	for i := 1; i <= int(rounds); i++ {
+		if i > 1 && s.interrupted() { // Ctrl-C: keep the rounds done, skip the rest
+			done := i - 1
+			res.Interrupted = &done
+			if s.format == FormatText {
+				fmt.Fprintf(w, "interrupted after round %d of %d\n", done, rounds)
+			}
+			break
+		}
 		mark := s.eventCount()
 		rep, err := s.cluster.Replicate(tp, follower)
 		if err != nil {
@@ -133,6 +141,9 @@ func runReplicate(s *Session, w io.Writer, a *Args) error {
 type replicated struct {
 	Rounds  int                `json:"rounds"`
 	Results []replicationRound `json:"results"`
+	// Interrupted is the last round run when Ctrl-C stopped the command
+	// before the others.
+	Interrupted *int `json:"interrupted_after_round,omitempty"`
 }
 
 type replicationRound struct {

@@ -280,6 +280,13 @@ func runRemote(s *Session, w io.Writer, a *Args) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
 	defer cancel()
+	go func() { // Ctrl-C stops the wait
+		select {
+		case <-s.intr.current():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	c, err := jsontcp.Dial(ctx, addr)
 	if err != nil {
 		return kerr.State("cannot connect to %s: %v", addr, unwrapNet(err))
@@ -292,6 +299,8 @@ func runRemote(s *Session, w io.Writer, a *Args) error {
 			fmt.Fprintln(w, connectionClosed)
 		}
 		return kerr.State("the server closed the connection without an answer")
+	case err != nil && s.interrupted():
+		return kerr.State("interrupted while waiting for an answer from %s", addr)
 	case err != nil:
 		return kerr.State("no answer from %s: %v", addr, unwrapNet(err))
 	}

@@ -66,6 +66,8 @@ type Session struct {
 	// its real clients (kclient), nil until the first one.
 	kafka *kafkaListening
 	kc    *kclients
+	// intr carries Interrupt and Stop from the goroutine that gets signals.
+	intr interrupts
 }
 
 // theRegistry is the command table, linked once per process.
@@ -205,6 +207,7 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 			s.report(w, text, err, nil, "")
 		}
 	}()
+	s.intr.reset()
 	if strings.ContainsAny(line, "\n") {
 		err = &UsageError{Msg: "a command must fit on one line"}
 		s.report(w, text, err, nil, "")

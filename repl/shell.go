@@ -30,14 +30,17 @@ func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 		_ = newClusterOpened(s, "open", s.opened).writeText(out, s.st)
 		s.writeEvents(out, s.takeEvents())
 	}
-	for !s.Exited() {
+	for !s.Exited() && !s.Stopped() {
 		stop := s.printWhileIdle(ed)
 		line, err := ed.ReadLine(s.Prompt())
 		stop()
 		if errors.Is(err, ErrInterrupt) {
 			continue
 		}
-		if err != nil { // io.EOF: Ctrl-D
+		if err != nil { // io.EOF: Ctrl-D, or the editor closed by Stop's caller
+			break
+		}
+		if s.Stopped() {
 			break
 		}
 		_ = s.Exec(out, line) // errors are printed; the session goes on
@@ -110,12 +113,15 @@ const MaxLineBytes = 64 << 20
 func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int {
 	lr := &scriptReader{r: bufio.NewReaderSize(in, 64<<10), max: MaxLineBytes}
 	status := 0
-	for {
+	for !s.Stopped() {
 		line, err := lr.next()
 		if err == io.EOF {
 			return status
 		}
 		if err != nil {
+			if s.Stopped() { // the input was closed to stop the session
+				return status
+			}
 			s.report(out, "", kerr.Wrap(kerr.IllegalState, err, "reading commands"), nil, "")
 			return 1
 		}
@@ -147,6 +153,7 @@ func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int 
 			return status
 		}
 	}
+	return status
 }
 
 // scriptReader reads a script's lines, holding at most max bytes of one.
