@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/group"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -66,6 +67,9 @@ func (c *Cluster) NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	}
 	if opts.GroupID == "" {
 		return nil, kerr.Argument("group id cannot be empty")
+	}
+	if !utf8.ValidString(opts.GroupID) {
+		return nil, kerr.Argument("group id %q is not valid UTF-8", opts.GroupID)
 	}
 	switch opts.AutoOffsetReset {
 	case "":

@@ -163,6 +163,9 @@ func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error)
 	if opts.Name == "" {
 		opts.Name = fmt.Sprintf("producer-%d", len(c.producers)+1)
 	}
+	if err := producer.ValidateName(opts.Name); err != nil {
+		return nil, err
+	}
 	var id producer.Identity
 	if opts.Idempotent {
 		next, err := c.identities.Next(opts.Name)

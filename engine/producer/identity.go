@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -70,6 +71,9 @@ func (s *IdentityStore) Len() int { return len(s.ids) }
 // Next returns the identity Allocate would give name, or the error it would
 // return when name has exhausted its epochs, without changing anything.
 func (s *IdentityStore) Next(name string) (Identity, error) {
+	if err := ValidateName(name); err != nil {
+		return Identity{}, err
+	}
 	id, ok := s.ids[name]
 	if !ok {
 		return Identity{PID: int64(len(s.ids)) + 1}, nil
@@ -79,6 +83,18 @@ func (s *IdentityStore) Next(name string) (Identity, error) {
 	}
 	id.Epoch++
 	return id, nil
+}
+
+// ValidateName checks a producer's name, its identity in
+// producer-identities.json: non-empty valid UTF-8, so that the JSON file
+// carries it byte for byte (invalid bytes would be read back as U+FFFD, and
+// two names would become one identity). Anything else is an argument
+// error.
+func ValidateName(name string) error {
+	if name == "" || !utf8.ValidString(name) {
+		return kerr.Argument("producer name %q must be a non-empty UTF-8 string", name)
+	}
+	return nil
 }
 
 // Allocate returns the next identity for name (see Next) and persists it. On
@@ -143,6 +159,9 @@ func quoteJSON(s string) []byte {
 // [pid, epoch] with pid >= 1 and 0 <= epoch <= 2^31-1. Anything else is an
 // error (the caller wraps it in STORAGE_ERROR).
 func DecodeIdentities(data []byte) (map[string]Identity, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("identity file is not valid UTF-8")
+	}
 	var raw map[string][]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
@@ -154,7 +173,11 @@ func DecodeIdentities(data []byte) (map[string]Identity, error) {
 	if raw == nil {
 		return nil, errors.New("identity file is not a JSON object")
 	}
+	if err := uniqueKeys(data); err != nil {
+		return nil, err
+	}
 	ids := make(map[string]Identity, len(raw))
+	pids := make(map[int64]string, len(raw))
 	for name, pair := range raw {
 		if len(pair) != 2 {
 			return nil, fmt.Errorf("identity %q: want [producer_id, epoch]", name)
@@ -164,7 +187,37 @@ func DecodeIdentities(data []byte) (map[string]Identity, error) {
 		if err1 != nil || err2 != nil || pid < 1 || epoch < 0 {
 			return nil, fmt.Errorf("identity %q: invalid [producer_id, epoch] [%s, %s]", name, pair[0], pair[1])
 		}
+		if other, dup := pids[pid]; dup {
+			return nil, fmt.Errorf("identities %q and %q share producer id %d", min(name, other), max(name, other), pid)
+		}
+		pids[pid] = name
 		ids[name] = Identity{PID: pid, Epoch: int32(epoch)}
 	}
 	return ids, nil
+}
+
+// uniqueKeys checks that the top-level object of data names no key twice
+// (encoding/json would keep the last one silently).
+func uniqueKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("identity %q appears twice", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
 }
