@@ -33,7 +33,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	fsys := os.DirFS(e2e)
-	newExec := newExecutor(&Env{})
+	newExec := newExecutor(&Env{}, true)
 	labs.RunAll(t, fsys, newExec)
 	labs.VerifyExercises(t, fsys, newExec)
 	labs.CheckChapters(t, fsys, newExec)

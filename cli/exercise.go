@@ -10,7 +10,7 @@ import (
 
 var exerciseCommand = &Subcommand{
 	Name:     "exercise",
-	Synopsis: "exercise list | show ID | check ID FILE | hint ID  [--dir DIR] [--lang en|zh]",
+	Synopsis: "exercise list | show ID | check ID FILE | hint ID  [--dir DIR [--trust]] [--lang en|zh]",
 	Summary:  "checked exercises: read the goal, check your attempt, get hints",
 	Run:      runExercise,
 }
@@ -22,13 +22,14 @@ const exerciseUsage = `usage:
                                               run the setup, your commands from FILE
                                               (- for stdin), then the checks
   minikafka exercise hint ID [--dir DIR]      the next hint
-ID is 05-01 (chapter 05, exercise 01) or the exercise's slug. Progress is kept in
+ID is 05-01 (chapter 05, exercise 01) or the exercise's slug. Exercises from --dir
+run sandboxed (see minikafka help lab) unless --trust. Progress is kept in
 $XDG_STATE_HOME/minikafka/progress (or ~/.local/state/minikafka/progress).
 --lang zh shows titles, goals and hints in Chinese (default: the locale).
 `
 
 func runExercise(env *Env, args []string) int {
-	a, err := parseMaterialArgs(args)
+	a, err := parseMaterialArgs(args, "trust")
 	if err != nil || a.help || len(a.pos) == 0 {
 		return usageError(env, "exercise", exerciseUsage, err, a)
 	}
@@ -88,12 +89,12 @@ func runExercise(env *Env, args []string) int {
 			return 1
 		}
 	case "check":
-		return exerciseCheck(env, coach, e, rest[1])
+		return exerciseCheck(env, coach, e, rest[1], a.sandboxed())
 	}
 	return 0
 }
 
-func exerciseCheck(env *Env, coach *labs.Coach, e *labs.Exercise, file string) int {
+func exerciseCheck(env *Env, coach *labs.Coach, e *labs.Exercise, file string, sandboxed bool) int {
 	var attempt []byte
 	var err error
 	name := file
@@ -107,7 +108,7 @@ func exerciseCheck(env *Env, coach *labs.Coach, e *labs.Exercise, file string) i
 		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
 		return 1
 	}
-	passed, err := coach.Check(e, name, attempt, newExecutor(env))
+	passed, err := coach.Check(e, name, attempt, newExecutor(env, sandboxed))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
 		return 1

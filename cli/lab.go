@@ -11,7 +11,7 @@ import (
 
 var labCommand = &Subcommand{
 	Name:     "lab",
-	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID | chapters [N...] [--rewrite]  [--dir DIR] [--lang en|zh]",
+	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID | chapters [N...] [--rewrite]  [--dir DIR [--trust]] [--lang en|zh]",
 	Summary:  "replay the scripted labs, check them, or step through one",
 	Run:      runLab,
 }
@@ -26,12 +26,14 @@ const labUsage = `usage:
   minikafka lab chapters [N...] [--rewrite] [--dir DIR] run the chapters' mk transcripts and compare;
                                                         --rewrite regenerates their output (needs --dir)
 ID is 05-01 (chapter 05, lab 01) or the lab's slug. --dir reads labs from DIR/labs/
-(or DIR itself) instead of the built-in ones. --lang zh shows titles and narration
-in Chinese (default: the locale); lab chapters checks every language's chapters.
+(or DIR itself) instead of the built-in ones; they run sandboxed (data directories
+only in a temporary one, remote only to the session's own server) unless --trust.
+--lang zh shows titles and narration in Chinese (default: the locale); lab chapters
+checks every language's chapters.
 `
 
 func runLab(env *Env, args []string) int {
-	a, err := parseMaterialArgs(args, "all", "rewrite")
+	a, err := parseMaterialArgs(args, "all", "rewrite", "trust")
 	if err != nil || a.help || len(a.pos) == 0 {
 		return usageError(env, "lab", labUsage, err, a)
 	}
@@ -77,7 +79,7 @@ func runLab(env *Env, args []string) int {
 			l = tl
 		}
 		opt := labs.StepOptions{Echo: !env.StdinIsTerminal, Messages: messages(cat, l.Lang)}
-		if err := labs.Step(l, newExecutor(env), env.Stdin, env.Stdout, opt); err != nil {
+		if err := labs.Step(l, newExecutor(env, a.sandboxed()), env.Stdin, env.Stdout, opt); err != nil {
 			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
 			return 1
 		}
@@ -116,7 +118,7 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 		}
 	}
 	opt := labs.RunOptions{Rewrite: a.rewrite, Write: writeLab}
-	if labs.RunLabs(env.Stdout, list, newExecutor(env), opt) > 0 {
+	if labs.RunLabs(env.Stdout, list, newExecutor(env, a.sandboxed()), opt) > 0 {
 		status = 1
 	}
 	return status
@@ -182,7 +184,7 @@ func labChapters(env *Env, a *materialArgs, ids []string) int {
 	status := 0
 	for _, ch := range list {
 		if !a.rewrite {
-			if err := labs.CheckChapter(cat.FS, ch.FSPath, newExecutor(env)); err != nil {
+			if err := labs.CheckChapter(cat.FS, ch.FSPath, newExecutor(env, a.sandboxed())); err != nil {
 				fmt.Fprintf(env.Stdout, "✗ %s\n%v\n", ch.Name(), err)
 				status = 1
 				continue
@@ -190,7 +192,7 @@ func labChapters(env *Env, a *materialArgs, ids []string) int {
 			fmt.Fprintf(env.Stdout, "✓ %s\n", ch.Name())
 			continue
 		}
-		src, n, err := labs.RewriteChapter(cat.FS, ch.FSPath, newExecutor(env))
+		src, n, err := labs.RewriteChapter(cat.FS, ch.FSPath, newExecutor(env, a.sandboxed()))
 		if err != nil {
 			fmt.Fprintf(env.Stdout, "✗ %s\n%v\n", ch.Name(), err)
 			status = 1

@@ -78,7 +78,7 @@ func (x *fakeSession) Close() error { return nil }
 func useFakeSessions(t *testing.T) {
 	t.Helper()
 	saved := newExecutor
-	newExecutor = func(*Env) labs.NewExecutor {
+	newExecutor = func(*Env, bool) labs.NewExecutor {
 		return func() (labs.Executor, error) { return &fakeSession{vars: map[string]string{}}, nil }
 	}
 	t.Cleanup(func() { newExecutor = saved })

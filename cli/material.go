@@ -21,8 +21,13 @@ type materialArgs struct {
 	lang    string
 	all     bool
 	rewrite bool
+	trust   bool
 	help    bool
 }
+
+// sandboxed reports whether material from --dir runs sandboxed: always,
+// unless --trust (the built-in material is the program's own).
+func (a *materialArgs) sandboxed() bool { return a.dir != "" && !a.trust }
 
 // parseMaterialArgs reads args; allowed names the boolean flags the
 // subcommand accepts besides --dir.
@@ -66,6 +71,8 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 			a.all = true
 		case name == "rewrite":
 			a.rewrite = true
+		case name == "trust":
+			a.trust = true
 		}
 	}
 	return a, nil
@@ -138,9 +145,11 @@ func printProblems(w io.Writer, cat *labs.Catalog) bool {
 	return len(cat.Problems) > 0
 }
 
-// newExecutor makes the executors of labs, exercises and chapters. Tests
-// replace it.
-var newExecutor = func(env *Env) labs.NewExecutor { return SessionExecutor(env.Content) }
+// newExecutor makes the executors of labs, exercises and chapters,
+// sandboxed for material from --dir without --trust. Tests replace it.
+var newExecutor = func(env *Env, sandboxed bool) labs.NewExecutor {
+	return newSessionExecutor(env.Content, sandboxed)
+}
 
 // SessionExecutor is the runner's executor for the real command language: a
 // fresh REPL session each time (text output, no colour, its own temporary
@@ -150,9 +159,13 @@ var newExecutor = func(env *Env) labs.NewExecutor { return SessionExecutor(env.C
 // tests use it:
 //
 //	labs.RunAll(t, content, cli.SessionExecutor(content))
-func SessionExecutor(content fs.FS) labs.NewExecutor {
+func SessionExecutor(content fs.FS) labs.NewExecutor { return newSessionExecutor(content, false) }
+
+// newSessionExecutor is SessionExecutor, with sandboxed sessions
+// (repl.Options.Sandboxed) for material the program did not bring.
+func newSessionExecutor(content fs.FS, sandboxed bool) labs.NewExecutor {
 	return func() (labs.Executor, error) {
-		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content})
+		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content, Sandboxed: sandboxed})
 		if err != nil {
 			return nil, err
 		}

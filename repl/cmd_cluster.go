@@ -3,6 +3,8 @@ package repl
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -304,6 +306,13 @@ func runClusterOpen(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
+	if dir != "" && s.sandbox != nil {
+		confined, err := s.sandbox.dataDir(dir)
+		if err != nil {
+			return err
+		}
+		dir = confined
+	}
 	for _, p := range settings {
 		if err := cfg.Set(p.Key, p.Value); err != nil {
 			return err
@@ -344,8 +353,21 @@ func (s *Session) closeForReopen() error {
 	return nil
 }
 
+// sameDir reports whether two spellings name one directory: the same
+// cleaned absolute path, or the same file on disk (device and inode), so
+// that "d", "d/." , "./d" and its absolute path are one directory.
 func sameDir(a, b string) bool {
-	return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+	if a == "" || b == "" {
+		return a == b
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	stA, errA := os.Stat(a)
+	stB, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(stA, stB)
 }
 
 type lifecycleResult struct {

@@ -185,6 +185,11 @@ func runServeStart(s *Session, w io.Writer, a *Args) error {
 	if err := loopbackAddr(listen); err != nil {
 		return a.usage("listen: %v", err)
 	}
+	if s.sandbox != nil {
+		if err := s.sandbox.listen(listen); err != nil {
+			return err
+		}
+	}
 	if s.server != nil {
 		return kerr.State("already serving on %s (serve stop first)", s.server.addr)
 	}
@@ -277,6 +282,14 @@ func runRemote(s *Session, w io.Writer, a *Args) error {
 		addr = s.server.addr
 	} else if err := loopbackAddr(addr); err != nil {
 		return a.usage("%v", err)
+	} else if s.sandbox != nil {
+		own := ""
+		if s.server != nil {
+			own = s.server.addr
+		}
+		if err := s.sandbox.remote(addr, own); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
 	defer cancel()

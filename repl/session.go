@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -25,6 +26,11 @@ type Options struct {
 	Settings map[string]string // cluster config by Kafka name (--set key=value)
 	DataDir  string            // keep the cluster here; "" means a fresh temporary directory removed on Close
 	Content  fs.FS             // the embedded teaching material (chapters/, labs/, fixtures/), may be nil
+	// Sandboxed confines a session that runs material it did not write
+	// (labs, exercises and chapters from --dir): `cluster open dir=` only
+	// under a temporary root the session removes on Close, remote only to
+	// its own server, serve start only on port 0.
+	Sandboxed bool
 }
 
 // Session is one learner's REPL session: it owns one cluster and executes
@@ -68,6 +74,8 @@ type Session struct {
 	kc    *kclients
 	// intr carries Interrupt and Stop from the goroutine that gets signals.
 	intr interrupts
+	// sandbox is set for a sandboxed session (Options.Sandboxed).
+	sandbox *sandbox
 }
 
 // theRegistry is the command table, linked once per process.
@@ -97,8 +105,16 @@ func NewSession(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	if opts.Sandboxed {
+		sb, err := newSandbox()
+		if err != nil {
+			return nil, err
+		}
+		s.sandbox = sb
+	}
 	o, err := openCluster(cfg, opts.DataDir, 0)
 	if err != nil {
+		s.closeSandbox()
 		return nil, err
 	}
 	s.adopt(o)
@@ -177,6 +193,20 @@ func (s *Session) Close() error {
 	s.stopServing()
 	err := shut(s.cluster, s.temp)
 	s.cluster, s.temp = nil, ""
+	if serr := s.closeSandbox(); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// closeSandbox removes a sandbox's root, with the data directories that
+// `cluster open dir=` made in it.
+func (s *Session) closeSandbox() error {
+	if s.sandbox == nil {
+		return nil
+	}
+	err := s.sandbox.close()
+	s.sandbox = nil
 	return err
 }
 
@@ -394,10 +424,13 @@ func (s *Session) report(w io.Writer, text string, err error, events []event, st
 // relativePaths shows files below the data directory relative to it, so that
 // messages do not depend on where a temporary directory was made.
 func (s *Session) relativePaths(msg string) string {
-	if s.cfg.DataDir == "" {
-		return msg
+	if s.cfg.DataDir != "" {
+		msg = strings.ReplaceAll(msg, strings.TrimRight(s.cfg.DataDir, "/")+"/", "")
 	}
-	return strings.ReplaceAll(msg, strings.TrimRight(s.cfg.DataDir, "/")+"/", "")
+	if s.sandbox != nil { // a sandboxed dir= as the material spelled it
+		msg = strings.ReplaceAll(msg, s.sandbox.root+string(filepath.Separator), "")
+	}
+	return msg
 }
 
 // stateHint explains a state error the learner can fix from the REPL.
