@@ -50,7 +50,7 @@ func TestSessionAdapter(t *testing.T) {
 	}}
 	r := run(t, env, "lab", "run", "--all")
 	for _, want := range []string{
-		"✗ 01-01 typo (2 steps, stopped)\nlabs/01-a/01-typo.lab:4: unknown command \"frobnicate\" (help lists every command)\n" +
+		"✗ 01-01 typo (2 steps, stopped)\nlabs/01-a/01-typo.lab:4: unknown command \"frobnicate\" (`help` lists every command)\n" +
 			"labs/01-a/01-typo.lab:8: broker: unknown subcommand \"crashh\": one of ",
 		"✗ 01-02 check (3 steps, stopped)\nlabs/01-a/02-check.lab:12: unknown quantity \"bogus\"; one of hw, lso, ",
 	} {

@@ -20,6 +20,7 @@ type UsageError struct {
 	Command string // the command's full name, e.g. "broker crash"; "" for an unknown command
 	Usage   string // the synopsis; "" when there is none
 	Msg     string
+	Hint    string // the next step, when there is no synopsis to show
 }
 
 // Error renders "INVALID_ARGUMENT: msg".

@@ -15,6 +15,7 @@ type CheckError struct {
 	Op       string // "=="
 	Expected string
 	Actual   string
+	Look     string // the hint: the view that shows the quantity now
 }
 
 // CheckFailed is the code of a failed check.

@@ -482,3 +482,27 @@ func valueToken(b []byte) string {
 	}
 	return t
 }
+
+// look is the hint of a failed check: the view that shows its quantity
+// now, so that the learner can see why it differs.
+func (sp *checkSpec) look() string {
+	switch sp.q.family {
+	case "partition":
+		return fmt.Sprintf("`show %s` draws the partition now; `offsets %s` lists each replica", sp.tp, sp.tp)
+	case "topic":
+		return fmt.Sprintf("`topic describe %s` shows its partitions", sp.name)
+	case "clock":
+		return "`clock` shows the time; `clock advance DURATION` moves it"
+	case "broker":
+		return "`broker list` shows which brokers are up"
+	case "producer":
+		return "`producer list` shows each producer's records and their state"
+	case "group":
+		return fmt.Sprintf("`group describe %s` shows its members, owners and offsets", Quote(sp.name))
+	case "consumer":
+		return fmt.Sprintf("`consumer list` shows each consumer; `consumer position %s TP` one position", Quote(sp.name))
+	case "txn":
+		return "`txn list` shows every transaction and its state"
+	}
+	return "`help check` lists what a check can read"
+}

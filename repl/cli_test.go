@@ -28,7 +28,7 @@ func TestCLIScript(t *testing.T) {
 	script := "# a comment\n\ntopic create events\nproduce events value=a\nnosuch\nfetch events-0\n"
 	status, out, _ := runCLI(t, script, nil, "repl")
 	want := "> topic create events\nCreated topic events.\n> produce events value=a\nevents-0@0 (acks=1)\n  events-0 HW 0 -> 1\n> nosuch\n" +
-		"error: INVALID_ARGUMENT: unknown command \"nosuch\" (help lists every command)\n"
+		"error: INVALID_ARGUMENT: unknown command \"nosuch\"\nhint: `help` lists every command\n"
 	if status != 1 || out != want {
 		t.Errorf("status %d, output:\n%s\nwant:\n%s", status, out, want)
 	}

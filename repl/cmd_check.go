@@ -114,7 +114,7 @@ func runCheck(s *Session, w io.Writer, a *Args) error {
 		actual = fmt.Sprintf("%d %s", len(q.items), actual)
 	}
 	if !holds(q, sp.op, sp.want) {
-		return &CheckError{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: actual}
+		return &CheckError{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: actual, Look: sp.look()}
 	}
 	return s.emit(w, checkResult{Subject: sp.subject, Op: sp.op, Expected: sp.expected, Actual: actual})
 }

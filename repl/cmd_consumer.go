@@ -194,7 +194,8 @@ func (s *Session) consumerEntry(name string) (*namedConsumer, error) {
 			return c, nil
 		}
 	}
-	return nil, kerr.Argument("unknown consumer %q (consumer list shows them; consumer create %s makes one)", name, Quote(name))
+	return nil, &hintedError{err: kerr.Argument("unknown consumer %q", name),
+		hint: fmt.Sprintf("`consumer list` shows the consumers; `consumer create %s` makes one", Quote(name))}
 }
 
 func (s *Session) consumerNamed(name string) (*engine.Consumer, error) {

@@ -120,7 +120,8 @@ func (s *Session) producerEntry(name string) (*namedProducer, error) {
 			return s.producers[i], nil
 		}
 	}
-	return nil, kerr.Argument("unknown producer %q (producer list shows them; producer create %s makes one)", name, Quote(name))
+	return nil, &hintedError{err: kerr.Argument("unknown producer %q", name),
+		hint: fmt.Sprintf("`producer list` shows the producers; `producer create %s` makes one", Quote(name))}
 }
 
 // producerNamed finds an open producer.

@@ -201,11 +201,11 @@ func (r *Registry) unknown(name string) error {
 	for _, c := range r.commands {
 		names = append(names, c.Name)
 	}
-	msg := fmt.Sprintf("unknown command %q (help lists every command)", name)
+	hint := "`help` lists every command"
 	if s := closest(name, names); s != "" {
-		msg = fmt.Sprintf("unknown command %q (did you mean %s? help lists every command)", name, s)
+		hint = fmt.Sprintf("did you mean `%s`? `help` lists every command", s)
 	}
-	return &UsageError{Msg: msg}
+	return &UsageError{Msg: fmt.Sprintf("unknown command %q", name), Hint: hint}
 }
 
 // subUsage lists the synopses of a verb's subcommands, one per line.

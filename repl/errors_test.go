@@ -26,6 +26,10 @@ func TestHintsStyle(t *testing.T) {
 		}
 		all[string(info.Code)] = h
 	}
+	for verb, h := range stateHints {
+		all["state error of "+verb] = h
+	}
+	all["quoting"] = quotingHint
 	for code, h := range all {
 		first := []rune(h)[0]
 		switch {

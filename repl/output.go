@@ -165,11 +165,11 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
-		return string(kerr.InvalidArgument), ue.Msg, ue.Usage, ""
+		return string(kerr.InvalidArgument), ue.Msg, ue.Usage, ue.Hint
 	}
 	var ce *CheckError
 	if errors.As(err, &ce) {
-		return CheckFailed, ce.Message(), "", ""
+		return CheckFailed, ce.Message(), "", ce.Look
 	}
 	var ie *InternalError
 	if errors.As(err, &ie) {
@@ -231,6 +231,48 @@ func writeErrors(w io.Writer, st *style, parts []errorPart) {
 			fmt.Fprintf(w, "%s %s\n", st.paint(st.hint, "hint:"), p.hint)
 		}
 	}
+}
+
+// helpFor is the usage or hint line of an error that brought neither
+// (TestEveryErrorHasUsageOrHint): an argument error shows the command's
+// synopsis; a state error says where to look, by the command's verb; any
+// other error points at the command's help, or at the index when the line
+// named no command.
+func helpFor(cmd *Command, code string) (usage, hint string) {
+	if cmd == nil {
+		return "", "`help` lists every command; `help NAME` explains one"
+	}
+	verb := cmd
+	if verb.parent != nil {
+		verb = verb.parent
+	}
+	switch code {
+	case string(kerr.InvalidArgument):
+		return cmd.Synopsis(), ""
+	case string(kerr.IllegalState):
+		if h, ok := stateHints[verb.Name]; ok {
+			return "", h
+		}
+	}
+	return "", fmt.Sprintf("`help %s` explains what it needs", cmd.FullName())
+}
+
+// stateHints say where to look after a state error, by verb: the view
+// that shows the state the command needed.
+var stateHints = map[string]string{
+	"txn":       "`txn list` shows every transaction and its state; `txn begin ID` starts one",
+	"producer":  "`producer list` shows the producers; a closed one is gone, `producer create NAME` makes another",
+	"consumer":  "`consumer list` shows the consumers; a closed one is gone, `consumer create NAME` makes another",
+	"broker":    "`broker list` shows which brokers are up",
+	"promote":   "`offsets TP` shows the leader, the ISR and each replica; `broker list` which brokers are up",
+	"rejoin":    "`offsets TP` shows the leader, the ISR and each replica; `broker list` which brokers are up",
+	"serve":     "`serve status` says whether this session serves JSON/TCP, and where",
+	"remote":    "`serve status` says whether this session serves JSON/TCP, and where; `serve start` starts it",
+	"dispatch":  "`serve status` says whether this session serves JSON/TCP, and where",
+	"corrupt":   "`log segments TP` lists the segment files; `txn begin ID` writes the transaction journal",
+	"cluster":   "`cluster restart` reopens a closed cluster, `cluster open` starts a fresh one",
+	"replicate": "`broker list` shows which brokers are up; `offsets TP` each replica",
+	"check":     "a check reads the state as it is now: `show TP`, `group list`, `producer list` and `txn list` show what exists",
 }
 
 // hintFor returns the learner's next step for a domain error. Argument and

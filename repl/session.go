@@ -234,13 +234,13 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &InternalError{Value: v, Stack: string(debug.Stack())}
-			s.report(w, text, err, nil, "")
+			s.report(w, text, nil, err, nil, "")
 		}
 	}()
 	s.intr.reset()
 	if strings.ContainsAny(line, "\n") {
-		err = &UsageError{Msg: "a command must fit on one line"}
-		s.report(w, text, err, nil, "")
+		err = &UsageError{Msg: "a command must fit on one line", Hint: "one command per line; `help NAME` shows a command's form"}
+		s.report(w, text, nil, err, nil, "")
 		return err
 	}
 	if cmd, raw, ok := s.rawCommand(line); ok {
@@ -250,8 +250,8 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 	}
 	words, err := Split(line)
 	if err != nil {
-		err = &UsageError{Msg: kerr.MessageOf(err)}
-		s.report(w, text, err, nil, "")
+		err = &UsageError{Msg: kerr.MessageOf(err), Hint: quotingHint}
+		s.report(w, text, nil, err, nil, "")
 		return err
 	}
 	if len(words) == 0 {
@@ -262,12 +262,12 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 
 	cmd, rest, err := s.reg.resolve(words)
 	if err != nil {
-		s.report(w, text, err, nil, "")
+		s.report(w, text, nil, err, nil, "")
 		return err
 	}
 	args, err := newArgs(cmd, line, rest)
 	if err != nil {
-		s.report(w, text, err, nil, "")
+		s.report(w, text, cmd, err, nil, "")
 		return err
 	}
 	return s.execute(w, text, cmd, args)
@@ -324,7 +324,7 @@ func (s *Session) execute(w io.Writer, text string, cmd *Command, args *Args) er
 		})
 	}
 	if err != nil {
-		s.report(w, text, err, events, hint)
+		s.report(w, text, cmd, err, events, hint)
 		return err
 	}
 	if s.format == FormatJSON {
@@ -385,15 +385,22 @@ func (s *Session) owned(fn func() error) error {
 	return ferr
 }
 
-// report prints a failed command: events that happened anyway, then the
-// error, as text or as one JSON line.
-func (s *Session) report(w io.Writer, text string, err error, events []event, stateHint string) {
+// report prints a failed command (cmd, or nil when the line named none):
+// events that happened anyway, then the error, as text or as one JSON
+// line. Every error carries a usage or a hint line (docs/commands.md
+// promises it): the error's own, else stateHint, else helpFor's.
+func (s *Session) report(w io.Writer, text string, cmd *Command, err error, events []event, stateHint string) {
 	parts := errorList(err)
 	for i := range parts {
 		parts[i].msg = s.relativePaths(parts[i].msg)
 	}
 	if parts[0].hint == "" {
 		parts[0].hint = stateHint
+	}
+	for i := range parts {
+		if parts[i].usage == "" && parts[i].hint == "" {
+			parts[i].usage, parts[i].hint = helpFor(cmd, parts[i].code)
+		}
 	}
 	if s.format == FormatJSON {
 		p := parts[0]
@@ -475,7 +482,7 @@ func (s *Session) writeJSON(w io.Writer, text string, r result, events []event) 
 
 func (s *Session) fail(w io.Writer, text string, err error) error {
 	err = &InternalError{Value: err}
-	s.report(w, text, err, nil, "")
+	s.report(w, text, nil, err, nil, "")
 	return err
 }
 
@@ -540,8 +547,18 @@ func (s *Session) Validate(line string) error {
 	return err
 }
 
-// validationError shows a usage error as its message alone.
+// quotingHint is the next step after a line that does not split into
+// words.
+const quotingHint = "quote a value with blanks as value=\"two words\" or 'two words', and close every quote; `help NAME` shows a command's form"
+
+// validationError shows a usage error as its message alone, with its hint
+// in parentheses when it has one.
 type validationError struct{ *UsageError }
 
-func (v validationError) Error() string { return v.Msg }
+func (v validationError) Error() string {
+	if v.Hint != "" {
+		return v.Msg + " (" + v.Hint + ")"
+	}
+	return v.Msg
+}
 func (v validationError) Unwrap() error { return v.UsageError }

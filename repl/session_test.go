@@ -36,9 +36,9 @@ func TestExecBlankAndComment(t *testing.T) {
 func TestExecErrors(t *testing.T) {
 	s := newTestSession(t, Options{})
 	for line, want := range map[string]string{
-		"nosuch":        "error: INVALID_ARGUMENT: unknown command \"nosuch\" (help lists every command)\n",
-		`help "open`:    "error: INVALID_ARGUMENT: unterminated quoted string: missing \" at the end\n",
-		"help\nhistory": "error: INVALID_ARGUMENT: a command must fit on one line\n",
+		"nosuch":        "error: INVALID_ARGUMENT: unknown command \"nosuch\"\nhint: `help` lists every command\n",
+		`help "open`:    "error: INVALID_ARGUMENT: unterminated quoted string: missing \" at the end\nhint: " + quotingHint + "\n",
+		"help\nhistory": "error: INVALID_ARGUMENT: a command must fit on one line\nhint: one command per line; `help NAME` shows a command's form\n",
 		"exit now":      "error: INVALID_ARGUMENT: unexpected argument \"now\"\nusage: exit\n",
 	} {
 		out, err := run(t, s, line)
@@ -317,7 +317,7 @@ func TestValidate(t *testing.T) {
 			t.Errorf("Validate(%q) = %v, want a usage error", l, err)
 		}
 	}
-	if err := s.Validate("nosuch"); err.Error() != `unknown command "nosuch" (help lists every command)` {
+	if err := s.Validate("nosuch"); err.Error() != "unknown command \"nosuch\" (`help` lists every command)" {
 		t.Errorf("a validation error is its message alone: %q", err)
 	}
 	if err := s.Validate("check events-0 values@1 isolation=read_committed == []"); err == nil || !strings.Contains(err.Error(), "isolation=") {

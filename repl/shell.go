@@ -122,7 +122,7 @@ func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int 
 			if s.Stopped() { // the input was closed to stop the session
 				return status
 			}
-			s.report(out, "", kerr.Wrap(kerr.IllegalState, err, "reading commands"), nil, "")
+			s.report(out, "", nil, kerr.Wrap(kerr.IllegalState, err, "reading commands"), nil, "")
 			return 1
 		}
 		if lr.tooLong > 0 {
@@ -130,7 +130,7 @@ func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int 
 				fmt.Fprintf(out, "> %s\n", elide(strings.TrimSpace(line), 60))
 			}
 			err := &UsageError{Msg: fmt.Sprintf("line %d has %d bytes, more than the %d a command line may hold: it was skipped", lr.lineNo, lr.tooLong, lr.max)}
-			s.report(out, elide(strings.TrimSpace(line), 60), &hintedError{err: err, hint: "put a large value in a shorter form: `value=b64:...` or `value=hex:...` of at most 16 MiB, the largest batch"}, nil, "")
+			s.report(out, elide(strings.TrimSpace(line), 60), nil, &hintedError{err: err, hint: "put a large value in a shorter form: `value=b64:...` or `value=hex:...` of at most 16 MiB, the largest batch"}, nil, "")
 			status = 1
 			if !opts.KeepGoing {
 				return status
