@@ -33,8 +33,5 @@ func recoveryNotes(report engine.OpenReport) []string {
 			out = append(out, fmt.Sprintf("%s: the last line had no newline, which recovery added", txn.JournalFileName))
 		}
 	}
-	for _, m := range co.MarkerErrors {
-		out = append(out, m)
-	}
-	return out
+	return append(out, co.MarkerErrors...)
 }
