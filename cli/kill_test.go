@@ -26,21 +26,43 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 )
 
+// builtBinary is the binary the kill tests run, built once per test
+// process into a temporary directory that TestMain removes.
+var builtBinary struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
 // buildMinikafka builds the real binary (main.go: the embedded material and
-// cli.Main) into dir, once per test.
-func buildMinikafka(t *testing.T, dir string) string {
+// cli.Main) with go build, once; MINIKAFKA_KILL_TEST_BINARY names a binary
+// to test instead.
+func buildMinikafka(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("MINIKAFKA_KILL_TEST_BINARY"); bin != "" {
+		return bin // another build held to the same promise
+	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go tool to build the binary: %v", err)
 	}
-	bin := filepath.Join(dir, "minikafka")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
-	cmd.Dir = ".." // the module root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &builtBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "minikafka-kill-test-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "minikafka")
+		cmd := exec.Command(goTool, "build", "-o", b.path, ".")
+		cmd.Dir = ".." // the module root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.path
 }
 
 // acked is one acknowledged record: where the process said it is.
@@ -162,7 +184,7 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it 24 times")
 	}
-	bin := buildMinikafka(t, t.TempDir())
+	bin := buildMinikafka(t)
 	const reps = 24
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -281,18 +303,27 @@ func TestReplStopsGracefullyOnEverySignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and stops it 20 times")
 	}
-	bin := buildMinikafka(t, t.TempDir())
+	bin := buildMinikafka(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
 	for rep := 0; rep < 20; rep++ {
 		sig := sigs[rep%len(sigs)]
 		rng := rand.New(rand.NewPCG(seed, uint64(rep)))
 		after := 1 + rng.IntN(300) // acknowledgements read before the signal
-		t.Run(fmt.Sprintf("%v-after-%d", sig, after), func(t *testing.T) {
-			stopReplOnce(t, bin, sig, after)
-		})
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t.Run(fmt.Sprintf("%v-after-%d", sig, after), func(t *testing.T) {
+				stopReplOnce(t, bin, sig, after)
+			})
+		}()
 	}
+	wg.Wait()
 }
 
 func stopReplOnce(t *testing.T, bin string, sig syscall.Signal, after int) {

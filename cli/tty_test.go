@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(DefaultEnv(nil), args))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtBinary.dir != "" {
+		os.RemoveAll(builtBinary.dir)
+	}
+	os.Exit(code)
 }
 
 // ptyProcess is the command line on a pseudo-terminal, its output kept.
