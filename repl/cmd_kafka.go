@@ -149,6 +149,11 @@ func runKafkaListen(s *Session, w io.Writer, a *Args) error {
 	if err := loopbackAddr(addr); err != nil {
 		return a.usage("ADDR: %v", err)
 	}
+	if s.sandbox != nil {
+		if err := s.sandbox.listen(addr); err != nil {
+			return err
+		}
+	}
 	if s.kafka != nil {
 		return kerr.State("already listening (kafka stop first)")
 	}

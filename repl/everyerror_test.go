@@ -120,7 +120,8 @@ func driveBadLines(t *testing.T, format Format, st string, lines []string) (int,
 	}
 	setup()
 	for _, line := range lines {
-		network := strings.HasPrefix(line, "serve start") || strings.HasPrefix(line, "remote") && !strings.HasPrefix(line, "remote {")
+		network := strings.HasPrefix(line, "serve start") || strings.HasPrefix(line, "kafka listen") || strings.Contains(line, "bootstrap=") ||
+			strings.HasPrefix(line, "remote") && !strings.HasPrefix(line, "remote {")
 		if strings.Contains(line, "exit") || strings.Contains(line, "quit") || network || strings.HasPrefix(line, "cluster open") && strings.Contains(line, "dir=") {
 			continue
 		}

@@ -110,6 +110,17 @@ func (s *Session) bootstrap(a *Args) (string, error) {
 		if _, _, err := net.SplitHostPort(b); err != nil {
 			return "", a.usage("bootstrap=%q is not HOST:PORT", b)
 		}
+		if s.sandbox != nil {
+			var own []string
+			if s.kafka != nil {
+				for _, addr := range s.kafka.addrs {
+					own = append(own, addr)
+				}
+			}
+			if err := s.sandbox.bootstrap(b, own); err != nil {
+				return "", err
+			}
+		}
 		return b, nil
 	}
 	if s.kafka == nil {

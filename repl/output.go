@@ -272,6 +272,8 @@ var stateHints = map[string]string{
 	"corrupt":   "`log segments TP` lists the segment files; `txn begin ID` writes the transaction journal",
 	"cluster":   "`cluster restart` reopens a closed cluster, `cluster open` starts a fresh one",
 	"replicate": "`broker list` shows which brokers are up; `offsets TP` each replica",
+	"kafka":     "`kafka status` says whether this session listens for Kafka clients, and where",
+	"kclient":   "`kafka status` shows this session's Kafka listener (`kafka listen` starts it); `kclient list` the running members; `topic list` the topics",
 	"check":     "a check reads the state as it is now: `show TP`, `group list`, `producer list` and `txn list` show what exists",
 }
 

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"net"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,8 @@ const sandboxNote = "labs and exercises from --dir run sandboxed; --trust runs t
 // sandbox confines a session that runs material it did not write (labs,
 // exercises and chapters loaded with --dir): data directories only under a
 // temporary root the session owns, remote only to this session's own
-// server, serve only on a port the system chooses.
+// server or Kafka listener, serve and kafka listen only on a port the
+// system chooses.
 type sandbox struct {
 	root string // removed on Close
 }
@@ -53,7 +55,17 @@ func (sb *sandbox) remote(addr, own string) error {
 	return kerr.Argument("remote %s: a sandboxed session talks only to its own server (serve start, then remote without an address) (%s)", addr, sandboxNote)
 }
 
-// listen checks that a serve start address lets the system choose the port.
+// bootstrap checks that a kclient's bootstrap= names one of this session's
+// own Kafka listeners.
+func (sb *sandbox) bootstrap(addr string, own []string) error {
+	if slices.Contains(own, addr) {
+		return nil
+	}
+	return kerr.Argument("bootstrap=%s: a sandboxed session talks only to its own Kafka listener (kafka listen, then kclient without bootstrap=) (%s)", addr, sandboxNote)
+}
+
+// listen checks that a serve start or kafka listen address lets the
+// system choose the port.
 func (sb *sandbox) listen(addr string) error {
 	if _, port, err := net.SplitHostPort(addr); err == nil && port == "0" {
 		return nil

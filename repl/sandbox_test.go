@@ -94,6 +94,12 @@ func TestSandboxConfinesNetwork(t *testing.T) {
 	if out, err := run(t, s, "serve start listen=127.0.0.1:9093"); !errors.Is(err, kerr.InvalidArgument) {
 		t.Fatalf("serve start on a fixed port: %v\n%s", err, out)
 	}
+	if out, err := run(t, s, "kafka listen 127.0.0.1:9092"); !errors.Is(err, kerr.InvalidArgument) {
+		t.Fatalf("kafka listen on a fixed port: %v\n%s", err, out)
+	}
+	if out, err := run(t, s, "kclient produce events value=x bootstrap="+addr); !errors.Is(err, kerr.InvalidArgument) || !strings.Contains(out, "own Kafka listener") {
+		t.Fatalf("kclient to a foreign address: %v\n%s", err, out)
+	}
 	if out, err := run(t, s, "serve start"); err != nil {
 		t.Fatalf("serve start: %v\n%s", err, out)
 	}

@@ -28,8 +28,9 @@ type Options struct {
 	Content  fs.FS             // the embedded teaching material (chapters/, labs/, fixtures/), may be nil
 	// Sandboxed confines a session that runs material it did not write
 	// (labs, exercises and chapters from --dir): `cluster open dir=` only
-	// under a temporary root the session removes on Close, remote only to
-	// its own server, serve start only on port 0.
+	// under a temporary root the session removes on Close, remote and
+	// kclient only to its own listeners, serve start and kafka listen only
+	// on port 0.
 	Sandboxed bool
 }
 
