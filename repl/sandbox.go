@@ -2,9 +2,9 @@ package repl
 
 import (
 	"net"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
