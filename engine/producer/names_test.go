@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 	"pgregory.net/rapid"
 )
 
@@ -44,8 +45,7 @@ func TestIdentitiesRoundTripEveryName(t *testing.T) {
 // before this check) or that repeats a name or a producer id is refused
 // at open instead of handing out an existing producer id.
 func TestIdentityNamesValidatedAtTheDoor(t *testing.T) {
-	dir := t.TempDir()
-	s, err := OpenIdentityStore(dir)
+	s, err := OpenIdentityStore(vfs.NewMem(), "data")
 	if err != nil {
 		t.Fatal(err)
 	}
