@@ -35,6 +35,7 @@ func (c *Cluster) dueSteps() []dueStep {
 // Effects go to the event queue. A negative ms is an argument error; a
 // cluster whose clock is not manual cannot be advanced (state error).
 func (c *Cluster) Advance(ms int64) error {
+	defer c.drainDiskFailures()
 	if err := c.guard(); err != nil {
 		return err
 	}
@@ -51,6 +52,7 @@ func (c *Cluster) Advance(ms int64) error {
 
 // RunDue runs the due work of Advance without moving the clock.
 func (c *Cluster) RunDue() {
+	defer c.drainDiskFailures()
 	if c.guard() != nil {
 		return
 	}

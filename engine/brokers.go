@@ -15,6 +15,9 @@ type BrokerState struct {
 	LeaderOf       []TopicPartition
 	ReplicaOf      []TopicPartition
 	UnflushedBytes int64 // what a machine crash would drop now
+	// LogDirFailure says why the broker is down when its log directory
+	// failed (a disk error); "" for a running or crashed broker.
+	LogDirFailure string
 }
 
 // Brokers describes every broker, by id.
@@ -25,7 +28,7 @@ func (c *Cluster) Brokers() ([]BrokerState, error) {
 	var out []BrokerState
 	tps := c.sortedTPs()
 	for _, id := range c.sortedBrokers() {
-		st := BrokerState{ID: id, Up: c.brokers[id].up}
+		st := BrokerState{ID: id, Up: c.brokers[id].up, LogDirFailure: c.brokers[id].dirFailure}
 		for _, tp := range tps {
 			rs := c.sets[tp]
 			r := rs.Replica(id)
@@ -127,6 +130,7 @@ type ReplicaRestart struct {
 // running in-sync replica that has them; only when none has them does the
 // HW drop, and a DataLost event says so.
 func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
+	defer c.drainDiskFailures()
 	rep := RestartReport{Broker: id}
 	if err := c.guard(); err != nil {
 		return rep, err
@@ -167,7 +171,7 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		}
 		return rep, errors.Join(errs...)
 	}
-	b.up = true
+	b.up, b.dirFailure = true, ""
 	// Announced before what each replica does on its way back.
 	pos := c.events.Emit(BrokerRestarted{Broker: id})
 	newLeaders := false

@@ -129,6 +129,7 @@ func (c *Cluster) EnsureTransaction(id string, pid int64, epoch int32) error {
 // answers CONCURRENT_TRANSACTIONS while the partition holds an earlier
 // instance's batches whose marker a crash lost (decision 44).
 func (c *Cluster) AppendTransactionalBatch(id string, tp TopicPartition, b *record.Batch, acks AckMode) (*Ack, error) {
+	defer c.drainDiskFailures()
 	if err := c.checkCoordination(); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,9 @@ func (s LifecycleState) String() string {
 
 type brokerInfo struct {
 	up bool
+	// dirFailure says why the broker is down when its log directory
+	// failed (logdir.go); "" otherwise.
+	dirFailure string
 }
 
 // Cluster is a deterministic, in-process MiniKafka cluster over a data
@@ -73,6 +76,8 @@ type Cluster struct {
 	partitioner *producer.Partitioner
 	txns        Transactions
 	coord       *coordination // consumer groups, offsets and transactions (groups.go)
+	// diskFailures are log directory failures not applied yet (logdir.go).
+	diskFailures []diskFailure
 }
 
 // ReplicaRecovery is one replica's recovery at open or restart.
@@ -143,7 +148,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		txns:     noTransactions{},
 	}
 	c.applySettings()
-	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings}
+	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings, DiskFailed: c.noteDiskFailure}
 	c.partitioner = producer.NewPartitioner()
 	for _, b := range cfg.BrokerIDs {
 		c.brokers[b] = &brokerInfo{up: true}
@@ -216,6 +221,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		return nil, report, err
 	}
 	c.state = Running
+	c.drainDiskFailures() // recovery markers that a disk refused
 	return c, report, nil
 }
 
@@ -393,6 +399,7 @@ func (c *Cluster) fail(err error) error {
 //
 // A failed cluster can still be closed; its terminal error stays.
 func (c *Cluster) Close() error {
+	defer c.drainDiskFailures()
 	if c.state == Closed || c.state == Closing {
 		return nil
 	}

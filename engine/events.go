@@ -60,6 +60,29 @@ func (e BrokerCrashed) String() string {
 	return s
 }
 
+// LogDirFailed: the file system refused an operation on one of a broker's
+// replica logs, so its log directory failed and the broker went offline
+// (engine/logdir.go). Offline lists the partitions it led.
+type LogDirFailed struct {
+	Broker  int32
+	Dir     string // relative to the data directory: broker-2
+	TP      TopicPartition
+	Reason  string
+	Offline []TopicPartition
+}
+
+// Kind returns "log_dir_failed".
+func (LogDirFailed) Kind() string { return "log_dir_failed" }
+
+// String describes the event on one line.
+func (e LogDirFailed) String() string {
+	s := fmt.Sprintf("broker %d: log directory %s failed (%s: %s): its replicas stop, as Kafka stops a broker whose only log directory failed", e.Broker, e.Dir, e.TP, e.Reason)
+	if len(e.Offline) > 0 {
+		s += "; offline until a promotion or a restart: " + tpList(e.Offline)
+	}
+	return s
+}
+
 // BrokerRestarted: a crashed broker came back (RestartBroker).
 type BrokerRestarted struct {
 	Broker   int32

@@ -59,6 +59,7 @@ func (c *Cluster) logsFor(tp TopicPartition, broker int32) ([]int32, *replicatio
 // by the HW, and a follower left below its leader's new log start resets to
 // it at its next fetch (decision 11).
 func (c *Cluster) ApplyRetention(tp TopicPartition, broker int32, retentionMs, retentionBytes int64) ([]RetentionOutcome, error) {
+	defer c.drainDiskFailures()
 	brokers, rs, err := c.logsFor(tp, broker)
 	if err != nil {
 		return nil, err
@@ -68,6 +69,7 @@ func (c *Cluster) ApplyRetention(tp TopicPartition, broker int32, retentionMs, r
 		l := rs.Replica(b).Log()
 		deleted, err := l.ApplyRetention(c.clock.NowMs(), retentionMs, retentionBytes)
 		if err != nil {
+			c.noteIfDisk(b, tp, err)
 			return out, err
 		}
 		o := RetentionOutcome{Broker: b, Deleted: deleted, LogStart: l.LogStartOffset()}
@@ -84,6 +86,7 @@ func (c *Cluster) ApplyRetention(tp TopicPartition, broker int32, retentionMs, r
 // delete.retention.ms for tombstones. Offsets never change; closed segments
 // keep only the latest record per key.
 func (c *Cluster) Compact(tp TopicPartition, broker int32, deleteRetentionMs int64) ([]CompactionOutcome, error) {
+	defer c.drainDiskFailures()
 	if deleteRetentionMs < 0 {
 		return nil, kerr.Argument("delete.retention.ms cannot be negative (got %d)", deleteRetentionMs)
 	}
@@ -95,6 +98,7 @@ func (c *Cluster) Compact(tp TopicPartition, broker int32, deleteRetentionMs int
 	for _, b := range brokers {
 		res, err := rs.Replica(b).Log().Compact(c.clock.NowMs(), deleteRetentionMs, nil)
 		if err != nil {
+			c.noteIfDisk(b, tp, err)
 			return out, err
 		}
 		out = append(out, CompactionOutcome{Broker: b, CompactionResult: res})

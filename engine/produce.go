@@ -17,6 +17,7 @@ import (
 // means the clock's time. The Ack is done at once for acks 0 and 1 and may be
 // pending for acks=all. Any error means nothing was appended.
 func (c *Cluster) Produce(topicName string, partition int32, r record.Record, acks AckMode) (*Ack, error) {
+	defer c.drainDiskFailures()
 	if err := c.guard(); err != nil {
 		return nil, err
 	}
@@ -62,6 +63,7 @@ func (c *Cluster) Produce(topicName string, partition int32, r record.Record, ac
 // (decision 14), so a marker appended here would decide the fate of another
 // transaction's records.
 func (c *Cluster) AppendBatch(tp TopicPartition, b *record.Batch, acks AckMode) (*Ack, error) {
+	defer c.drainDiskFailures()
 	if err := c.guard(); err != nil {
 		return nil, err
 	}
@@ -132,6 +134,7 @@ func (p producerPort) PartitionCount(topicName string) (int32, error) {
 }
 
 func (p producerPort) AppendBatch(tp TopicPartition, b *record.Batch, acks replication.AckMode, source string) (*replication.Ack, error) {
+	defer p.c.drainDiskFailures()
 	if err := p.c.guardFlush(); err != nil {
 		return nil, err
 	}

@@ -47,6 +47,7 @@ type FollowerFetch = replication.FollowerFetch
 // follower that is down is BROKER_NOT_AVAILABLE; an unknown one is an
 // argument error.
 func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationReport, error) {
+	defer c.drainDiskFailures()
 	var rep ReplicationReport
 	if err := c.guard(); err != nil {
 		return rep, err
@@ -107,6 +108,7 @@ func (c *Cluster) Replicate(tp *TopicPartition, follower int32) (ReplicationRepo
 // RefreshISR re-evaluates a partition's ISR now (§10.1), as Advance does for
 // every partition.
 func (c *Cluster) RefreshISR(tp TopicPartition) error {
+	defer c.drainDiskFailures()
 	if err := c.guard(); err != nil {
 		return err
 	}
@@ -124,6 +126,7 @@ func (c *Cluster) RefreshISR(tp TopicPartition) error {
 // metadata.json. A crashed broker cannot be promoted (BROKER_NOT_AVAILABLE);
 // a broker outside the ISR is NOT_IN_SYNC_REPLICA.
 func (c *Cluster) Promote(tp TopicPartition, broker int32) error {
+	defer c.drainDiskFailures()
 	if err := c.guard(); err != nil {
 		return err
 	}
@@ -142,6 +145,7 @@ func (c *Cluster) Promote(tp TopicPartition, broker int32) error {
 // the HW if above it, takes the current epoch and leaves the ISR until it
 // meets the ISR rules again.
 func (c *Cluster) Rejoin(tp TopicPartition, broker int32) error {
+	defer c.drainDiskFailures()
 	if err := c.guard(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -12,9 +13,12 @@ import (
 
 // A produce with acks=1 whose segment write fails with ENOSPC returns
 // STORAGE_ERROR and acknowledges nothing: no offset is handed out, the HW
-// and LEO stay, a fetch shows nothing new, nothing is announced. Once the
-// disk has room again, the next produce gets the offset the failed one
-// would have had, and a reopen holds exactly what was acknowledged.
+// and LEO stay, a fetch shows nothing new. The broker's log directory has
+// failed, so the broker goes offline (log_dir_failed, as Kafka stops a
+// broker whose only log directory failed) and the next produce finds the
+// leader down. Once the disk has room again, `broker restart` brings it
+// back, the next produce gets the offset the failed one would have had,
+// and a reopen holds exactly what was acknowledged.
 func TestProduceSegmentWriteFailureIsNotAcknowledged(t *testing.T) {
 	t.Parallel()
 	mem := vfs.NewMem()
@@ -26,37 +30,48 @@ func TestProduceSegmentWriteFailureIsNotAcknowledged(t *testing.T) {
 	}
 	f.c.TakeEvents()
 	fault := mem.Inject(vfs.Fault{Op: vfs.OpWrite, Under: "data/broker-1/orders-0", Err: syscall.ENOSPC, Persistent: true})
-	for i := 0; i < 2; i++ {
-		ack, err := f.c.Produce("orders", 0, rec("refused"), engine.Acks1)
-		wantCode(t, err, kerr.StorageError, "write segment")
-		if !errors.Is(err, syscall.ENOSPC) || ack != nil {
-			t.Fatalf("produce on a full disk: ack %v, error %v", ack, err)
-		}
+	ack, err := f.c.Produce("orders", 0, rec("refused"), engine.Acks1)
+	wantCode(t, err, kerr.StorageError, "write segment")
+	if !errors.Is(err, syscall.ENOSPC) || ack != nil {
+		t.Fatalf("produce on a full disk: ack %v, error %v", ack, err)
 	}
-	if evs := f.c.TakeEvents(); len(evs) != 0 {
-		t.Fatalf("a refused produce announced %v", eventKinds(evs))
+	if evs := f.c.TakeEvents(); len(evs) != 1 || evs[0].Kind() != "log_dir_failed" {
+		t.Fatalf("a refused produce announced %v, want the failed log directory", eventKinds(evs))
 	}
-	if st := f.state(p); st.HW != 1 || f.leo(p, 1) != 1 {
-		t.Fatalf("after the refused produce: HW %d, LEO %d", st.HW, f.leo(p, 1))
+	ack, err = f.c.Produce("orders", 0, rec("refused"), engine.Acks1)
+	wantCode(t, err, kerr.LeaderNotAvailable, "down")
+	if st := f.state(p); st.HW != 1 || st.Online {
+		t.Fatalf("after the refused produce: HW %d, online %v", st.HW, st.Online)
 	}
-	wantStrings(t, "fetch", f.values(p, engine.ReadUncommitted), []string{"a"})
+	bs, err := f.c.Brokers()
+	if err != nil || bs[0].Up || !strings.Contains(bs[0].LogDirFailure, "no space left on device") {
+		t.Fatalf("broker list after the failure: %+v %v", bs, err)
+	}
 
 	fault.Clear()
-	ack, err := f.c.Produce("orders", 0, rec("b"), engine.Acks1)
+	if _, err := f.c.RestartBroker(1); err != nil {
+		t.Fatalf("restart after the disk recovered: %v", err)
+	}
+	wantStrings(t, "fetch", f.values(p, engine.ReadUncommitted), []string{"a"})
+	ack, err = f.c.Produce("orders", 0, rec("b"), engine.Acks1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ack.State() != engine.Done || ack.Value().BaseOffset != 1 {
 		t.Fatalf("produce after the fault: %v at offset %d, want done at 1", ack.State(), ack.Value().BaseOffset)
 	}
+	if bs, _ := f.c.Brokers(); !bs[0].Up || bs[0].LogDirFailure != "" {
+		t.Fatalf("broker list after the restart: %+v", bs)
+	}
 	f.restart()
 	wantStrings(t, "after reopen", f.values(p, engine.ReadUncommitted), []string{"a", "b"})
 }
 
 // A follower whose segment write fails copies nothing: the replicate
-// reports STORAGE_ERROR for it, the HW does not move and an acks=all
-// produce stays pending; once the follower's disk works again, the next
-// replicate completes it.
+// reports STORAGE_ERROR for it, its broker goes offline (its log directory
+// failed), the HW does not move and an acks=all produce stays pending; once
+// the follower's disk works again, `broker restart` and the next replicate
+// complete it.
 func TestFollowerSegmentWriteFailureHoldsTheHW(t *testing.T) {
 	t.Parallel()
 	mem := vfs.NewMem()
@@ -70,11 +85,17 @@ func TestFollowerSegmentWriteFailureHoldsTheHW(t *testing.T) {
 	fault := mem.Inject(vfs.Fault{Op: vfs.OpWrite, Under: "data/broker-2", Err: syscall.EIO, Tear: 5})
 	_, err = f.c.Replicate(&p, engine.AllFollowers)
 	wantCode(t, err, kerr.StorageError, "write segment")
-	if ack.State() != engine.Pending || f.hw(p) != 0 || f.leo(p, 2) != 0 {
-		t.Fatalf("after the failed copy: ack %v, HW %d, follower LEO %d", ack.State(), f.hw(p), f.leo(p, 2))
+	if ack.State() != engine.Pending || f.hw(p) != 0 {
+		t.Fatalf("after the failed copy: ack %v, HW %d", ack.State(), f.hw(p))
 	}
 	if fault.Fired() != 1 {
 		t.Fatalf("the fault fired %d times", fault.Fired())
+	}
+	if st := f.state(p); st.Replicas[1].Up || !st.Online {
+		t.Fatalf("after the failed copy: follower up %v, partition online %v", st.Replicas[1].Up, st.Online)
+	}
+	if _, err := f.c.RestartBroker(2); err != nil {
+		t.Fatal(err)
 	}
 	f.replicate(&p)
 	if ack.State() != engine.Done || f.hw(p) != 1 {

@@ -248,6 +248,7 @@ func (c *Cluster) BeginTransaction(id string) error {
 // partition (STORAGE_ERROR), the batch is in the log with its Ack, and
 // recovery at the next open aborts it.
 func (c *Cluster) TransactionSend(id, topicName string, partition int32, r record.Record) (*Ack, error) {
+	defer c.drainDiskFailures()
 	if err := c.checkCoordination(); err != nil {
 		return nil, err
 	}
@@ -401,12 +402,14 @@ type TxnCompletion struct {
 // transaction in PREPARE_COMMIT, to be retried: it never completes while a
 // partition it wrote lacks its marker.
 func (c *Cluster) CommitTransaction(id string) (*TxnCompletion, error) {
+	defer c.drainDiskFailures()
 	return c.endTransaction(id, record.Commit)
 }
 
 // AbortTransaction is CommitTransaction with ABORT markers; completion drops
 // the staged offsets and journals COMPLETE_ABORT.
 func (c *Cluster) AbortTransaction(id string) (*TxnCompletion, error) {
+	defer c.drainDiskFailures()
 	return c.endTransaction(id, record.Abort)
 }
 

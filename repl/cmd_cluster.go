@@ -329,6 +329,7 @@ func runClusterOpen(s *Session, w io.Writer, a *Args) error {
 			return err
 		}
 	}
+	cfg.FS = s.opts.FS
 	o, err := openCluster(cfg, dir, 0)
 	if err != nil {
 		return err

@@ -221,6 +221,8 @@ type replicaView struct {
 	LastFetchMs *int64 `json:"last_fetch_ms"` // null for the leader
 	Up          bool   `json:"up"`
 	Diverged    bool   `json:"diverged"`
+	// Offline says why the broker is down when its log directory failed.
+	Offline string `json:"log_dir_failure,omitempty"`
 }
 
 type pendingAck struct {
@@ -238,9 +240,10 @@ func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 	v := offsetsView{Topic: st.TP.Topic, Partition: st.TP.Partition, Leader: st.Leader, Online: st.Online,
 		LeaderEpoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR,
 		Replicas: []replicaView{}, PendingAcks: []pendingAck{}}
+	failed := s.logDirFailures()
 	for _, r := range st.Replicas {
 		rv := replicaView{Broker: r.Broker, Role: r.Role, LEO: r.LEO, LogStart: r.LogStart, InISR: r.InISR,
-			Lag: max(0, st.LEO-r.LEO), Up: r.Up, Diverged: r.Diverged}
+			Lag: max(0, st.LEO-r.LEO), Up: r.Up, Diverged: r.Diverged, Offline: failed[r.Broker]}
 		if r.Broker != st.Leader {
 			t := r.LastFetchMs
 			rv.LastFetchMs = &t
@@ -288,6 +291,8 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 			fetch = fmt.Sprint(*r.LastFetchMs)
 		}
 		switch {
+		case !r.Up && r.Offline != "":
+			state = "offline"
 		case !r.Up:
 			state = "crashed"
 		case r.Diverged:
@@ -297,6 +302,11 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 	}
 	if err := renderTable(w, []string{"BROKER", "ROLE", "LEO", "LOG-START", "IN-ISR", "LAG", "LAST-FETCH-MS", "STATE"}, rows); err != nil {
 		return err
+	}
+	for _, r := range v.Replicas {
+		if r.Offline != "" {
+			fmt.Fprintf(w, "broker %d offline: %s\n", r.Broker, r.Offline)
+		}
 	}
 	for _, p := range v.PendingAcks {
 		if p.Duplicate {

@@ -61,9 +61,10 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		first = st.LogStart
 	}
 	p.First, p.End = first, end
+	failed := s.logDirFailures()
 	for _, r := range st.Replicas {
 		p.Rows = append(p.Rows, pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
-			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}})
+			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}, Offline: failed[r.Broker]})
 	}
 	// The columns are chosen once, with every replica's LEO and log start
 	// among the marks, so the cells read are exactly the columns drawn.

@@ -234,18 +234,31 @@ type brokerInfo struct {
 	LeaderOf       []string `json:"leader_of"`
 	ReplicaOf      []string `json:"replica_of"`
 	UnflushedBytes int64    `json:"unflushed_bytes"`
+	// Offline says why the broker is down when its log directory failed.
+	Offline string `json:"log_dir_failure,omitempty"`
 }
 
 func (b brokerList) writeText(w io.Writer, _ *style) error {
 	var rows [][]string
 	for _, x := range b.Brokers {
 		state := "up"
-		if !x.Up {
+		switch {
+		case !x.Up && x.Offline != "":
+			state = "offline"
+		case !x.Up:
 			state = "crashed"
 		}
 		rows = append(rows, []string{fmt.Sprint(x.Broker), state, strings.Join(x.LeaderOf, ","), strings.Join(x.ReplicaOf, ","), fmt.Sprint(x.UnflushedBytes)})
 	}
-	return renderTable(w, []string{"BROKER", "STATE", "LEADER-OF", "REPLICA-OF", "UNFLUSHED-BYTES"}, rows)
+	if err := renderTable(w, []string{"BROKER", "STATE", "LEADER-OF", "REPLICA-OF", "UNFLUSHED-BYTES"}, rows); err != nil {
+		return err
+	}
+	for _, x := range b.Brokers {
+		if x.Offline != "" {
+			fmt.Fprintf(w, "broker %d offline: %s (free the disk, then broker restart %d)\n", x.Broker, x.Offline, x.Broker)
+		}
+	}
+	return nil
 }
 
 func runBrokerList(s *Session, w io.Writer, a *Args) error {
@@ -255,7 +268,7 @@ func runBrokerList(s *Session, w io.Writer, a *Args) error {
 	}
 	res := brokerList{Brokers: []brokerInfo{}}
 	for _, b := range bs {
-		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes})
+		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes, Offline: b.LogDirFailure})
 	}
 	return s.emit(w, res)
 }

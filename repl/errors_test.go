@@ -30,6 +30,7 @@ func TestHintsStyle(t *testing.T) {
 		all["state error of "+verb] = h
 	}
 	all["quoting"] = quotingHint
+	all["disk"] = diskHint
 	for code, h := range all {
 		first := []rune(h)[0]
 		switch {

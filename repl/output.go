@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
 // Format is the output mode of a session.
@@ -176,6 +177,9 @@ func errorParts(err error) (code, msg, usage, hint string) {
 		return string(kerr.Internal), fmt.Sprint(ie.Value), "", "this is a bug in MiniKafka Lab, not your mistake"
 	}
 	if e, ok := kerr.As(err); ok {
+		if storage.IsDiskError(err) {
+			return string(e.Code), kerrMessage(err, e), "", diskHint
+		}
 		return string(e.Code), kerrMessage(err, e), "", hintFor(e)
 	}
 	return string(kerr.Internal), err.Error(), "", ""
@@ -276,6 +280,9 @@ var stateHints = map[string]string{
 	"kclient":   "`kafka status` shows this session's Kafka listener (`kafka listen` starts it); `kclient list` the running members; `topic list` the topics",
 	"check":     "a check reads the state as it is now: `show TP`, `group list`, `producer list` and `txn list` show what exists",
 }
+
+// diskHint is the next step after a STORAGE_ERROR the file system caused.
+const diskHint = "the file system refused it (the message says how): free space, or fix the disk or its permissions; a broker whose log directory failed stays offline (`broker list`) until `broker restart ID`"
 
 // hintFor returns the learner's next step for a domain error. Argument and
 // state errors carry their explanation in the message already, and an

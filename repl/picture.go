@@ -49,6 +49,8 @@ type pictureRow struct {
 	LEO      int64  `json:"leo"`
 	LogStart int64  `json:"log_start_offset"`
 	Cells    []cell `json:"records"` // the visible offsets it holds, ascending
+	// Offline says why the broker is down when its log directory failed.
+	Offline string `json:"log_dir_failure,omitempty"`
 }
 
 // cell is one offset of one replica's log.
@@ -249,7 +251,10 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 	if !r.InISR {
 		notes = append(notes, "not in ISR")
 	}
-	if !r.Up {
+	switch {
+	case !r.Up && r.Offline != "":
+		notes = append(notes, "offline: its log directory failed (last known LEO)")
+	case !r.Up:
 		notes = append(notes, "crashed (last known LEO)")
 	}
 	if r.Diverged {

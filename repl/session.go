@@ -16,6 +16,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // Options configure a session.
@@ -32,6 +33,9 @@ type Options struct {
 	// kclient only to its own listeners, serve start and kafka listen only
 	// on port 0.
 	Sandboxed bool
+	// FS is the file system the session's clusters live in; nil is the
+	// real one. Tests give a vfs.Mem to inject disk faults.
+	FS vfs.FS
 }
 
 // Session is one learner's REPL session: it owns one cluster and executes
@@ -100,6 +104,7 @@ func NewSession(opts Options) (*Session, error) {
 		format: opts.Format,
 	}
 	cfg := engine.DefaultConfig("")
+	cfg.FS = opts.FS
 	cfg.BrokerIDs = append([]int32(nil), opts.Brokers...)
 	for _, k := range sortedKeys(opts.Settings) {
 		if err := cfg.Set(k, opts.Settings[k]); err != nil {
@@ -563,3 +568,23 @@ func (v validationError) Error() string {
 	return v.Msg
 }
 func (v validationError) Unwrap() error { return v.UsageError }
+
+// logDirFailures maps each broker whose log directory failed to why (a
+// disk error took it offline); the views say "offline" for those instead of
+// "crashed".
+func (s *Session) logDirFailures() map[int32]string {
+	bs, err := s.cluster.Brokers()
+	if err != nil {
+		return nil
+	}
+	var out map[int32]string
+	for _, b := range bs {
+		if b.LogDirFailure != "" {
+			if out == nil {
+				out = map[int32]string{}
+			}
+			out[b.ID] = b.LogDirFailure
+		}
+	}
+	return out
+}

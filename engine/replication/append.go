@@ -117,7 +117,7 @@ func (rs *ReplicaSet) Append(b *record.Batch, acks AckMode, source string) (*Ack
 	if err != nil {
 		// A refused append (a batch over the log's payload bound, a storage
 		// failure) takes no ack id either.
-		return nil, err
+		return nil, rs.diskFailure(rs.leader, err)
 	}
 	ack := rs.newAck(acks, source)
 	rs.producers.Record(metaOf(assigned, info.Size))

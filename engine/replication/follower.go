@@ -116,7 +116,7 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	if start := leader.LogStartOffset(); r.LEO() < start {
 		from := r.LEO()
 		if err := r.log.ResetTo(start); err != nil { // Kafka's truncateFullyAndStartAt
-			return f, err
+			return f, rs.diskFailure(r.Broker, err)
 		}
 		ev := FollowerReset{TP: rs.tp, Broker: r.Broker, From: from, To: start}
 		rs.env.Events.Emit(ev)
@@ -128,7 +128,7 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 		// before anything reads into it again.
 		batches, err := leader.ReadBatchesInto(&rs.env.fetchBuf, r.LEO(), rs.env.Settings.FetchMaxBytes, -1)
 		if err != nil {
-			return f, err
+			return f, rs.diskFailure(rs.leader, err)
 		}
 		if len(batches) > 0 && batches[0].Meta.BaseOffset > r.LEO() {
 			return f, kerr.New(kerr.InvalidRecord,
@@ -139,7 +139,7 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 		for _, b := range batches {
 			if _, err := r.log.AppendRaw(b.Frame); err != nil {
 				rs.noteCopy(&f, r)
-				return f, err
+				return f, rs.diskFailure(r.Broker, err)
 			}
 			f.Batches++
 			f.Bytes += int64(len(b.Frame))
@@ -189,18 +189,18 @@ func (rs *ReplicaSet) truncateReplica(r *Replica, target int64, reason string) (
 	}
 	if target < r.log.LogStartOffset() {
 		if err := r.log.ResetTo(target); err != nil {
-			return nil, err
+			return nil, rs.diskFailure(r.Broker, err)
 		}
 	} else if err := r.log.TruncateTo(target); err != nil {
 		if !errors.Is(err, kerr.InvalidRecord) {
-			return nil, err
+			return nil, rs.diskFailure(r.Broker, err)
 		}
 		batches, rerr := r.log.ReadBatches(target, 1, -1)
 		if rerr != nil || len(batches) == 0 {
-			return nil, err
+			return nil, rs.diskFailure(r.Broker, err)
 		}
 		if err := r.log.TruncateTo(batches[0].Meta.BaseOffset); err != nil {
-			return nil, err
+			return nil, rs.diskFailure(r.Broker, err)
 		}
 	}
 	ev := ReplicaTruncated{TP: rs.tp, Broker: r.Broker, From: from, To: r.LEO(), Reason: reason}

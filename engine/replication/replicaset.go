@@ -28,6 +28,13 @@ type Env struct {
 	Events   *EventLog
 	IDs      *IDSource
 	Settings *Settings
+	// DiskFailed, when set, hears of every replica log operation that the
+	// file system refused (storage.IsDiskError): the broker's log
+	// directory has failed. It is called when the operation has failed and
+	// nothing more happens to the replica set in that step; the caller
+	// decides what a failed directory means (the engine takes the broker's
+	// replicas offline once the step is over).
+	DiskFailed func(broker int32, tp topic.Partition, err error)
 
 	// fetchBuf is the follower fetch's read buffer: a follower copies the
 	// leader's frames with AppendRaw before the next fetch reads, so one
@@ -355,4 +362,13 @@ func (rs *ReplicaSet) RemoveFromISR(broker int32) error {
 	}
 	rs.advanceHighWatermark()
 	return nil
+}
+
+// diskFailure reports err to Env.DiskFailed when the file system refused an
+// operation on broker's replica log, and returns err unchanged.
+func (rs *ReplicaSet) diskFailure(broker int32, err error) error {
+	if err != nil && rs.env.DiskFailed != nil && storage.IsDiskError(err) {
+		rs.env.DiskFailed(broker, rs.tp, err)
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WriteFile writes data to name on fsys, creating or truncating it, as
@@ -19,6 +20,17 @@ func WriteFile(fsys FS, name string, data []byte, perm fs.FileMode) error {
 		err = cerr
 	}
 	return err
+}
+
+// IsFSError reports whether err, or an error it wraps, is one a file
+// system returned: an *fs.PathError (every FS method's error), an
+// *os.LinkError (a rename) or a bare syscall.Errno. Callers use it to tell
+// a disk that refused an operation from data found to be wrong.
+func IsFSError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var errno syscall.Errno
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &errno)
 }
 
 // IsNotExist is errors.Is(err, fs.ErrNotExist).
