@@ -216,7 +216,9 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 	}
 	err := l.fault("rename-compacted")
 	if err == nil {
-		err = fsys.Rename(tmp, l.dir)
+		if rerr := fsys.Rename(tmp, l.dir); rerr != nil {
+			err = storageErr(rerr, "move the compacted log in")
+		}
 	}
 	if err != nil {
 		if rerr := fsys.Rename(backup, l.dir); rerr != nil {
