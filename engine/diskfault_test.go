@@ -17,11 +17,11 @@ import (
 
 // faultRun is one cluster on an in-memory disk, and what it acknowledged.
 type faultRun struct {
-	t     *testing.T
-	mem   *vfs.Mem
-	cfg   engine.Config
-	clk   *clock.Manual
-	c     *engine.Cluster
+	t       *testing.T
+	mem     *vfs.Mem
+	cfg     engine.Config
+	clk     *clock.Manual
+	c       *engine.Cluster
 	acked   map[string]ackedAt // value -> where its acknowledgement put it
 	acks    map[string]*engine.Ack
 	refused map[string]bool // values whose produce failed: never in a log
