@@ -415,3 +415,76 @@ func stopReplOnce(t *testing.T, bin string, sig syscall.Signal, after int) {
 	}
 	verifyAfterKill(t, dir, []int32{1, 2}, "orders", partitions, append(clients, extra...))
 }
+
+// TestSecondProcessIsRefused: while `minikafka serve --data D` runs, a
+// second process on D (repl --data D, another serve --data D) is refused
+// with a message naming the first one's pid and changes nothing; the first
+// one's acknowledged records are all there after it stops.
+func TestSecondProcessIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildMinikafka(t)
+	dir := t.TempDir()
+	first := exec.Command(bin, "serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2")
+	stdout, err := first.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	addr := ""
+	for sc.Scan() {
+		if a, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			addr = a
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := jsontcp.Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if resp, err := c.Do(ctx, `{"operation":"create_topic","topic":"orders","partitions":1,"replication_factor":2}`); err != nil || !strings.Contains(resp, `"ok":true`) {
+		t.Fatalf("create_topic: %s %v", resp, err)
+	}
+	var acks []acked
+	for i := 0; i < 20; i++ {
+		v := fmt.Sprintf("first-%d", i)
+		resp, err := c.Do(ctx, fmt.Sprintf(`{"operation":"produce","topic":"orders","partition":0,"value_b64":%q,"acks":"all"}`, base64.StdEncoding.EncodeToString([]byte(v))))
+		var r struct {
+			OK     bool  `json:"ok"`
+			Offset int64 `json:"offset"`
+		}
+		if err != nil || json.Unmarshal([]byte(resp), &r) != nil || !r.OK {
+			t.Fatalf("produce: %s %v", resp, err)
+		}
+		acks = append(acks, acked{partition: 0, offset: r.Offset, value: v})
+	}
+	holder := fmt.Sprintf("process %d", first.Process.Pid)
+	for _, args := range [][]string{
+		{"repl", "--data", dir, "--brokers", "1,2"},
+		{"repl", "--data", dir + "/.", "--brokers", "1,2"},
+		{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2"},
+	} {
+		second := exec.Command(bin, args...)
+		second.Stdin = strings.NewReader("produce orders value=second acks=1\n")
+		out, err := second.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "in use by "+holder) {
+			t.Errorf("%v while the first process runs: %v\n%s", args, err, out)
+		}
+	}
+	if err := first.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("the first process did not stop cleanly: %v", err)
+	}
+	verifyAfterKill(t, dir, []int32{1, 2}, "orders", 1, []sentBy{{acked: acks}})
+}

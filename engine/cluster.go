@@ -78,6 +78,9 @@ type Cluster struct {
 	coord       *coordination // consumer groups, offsets and transactions (groups.go)
 	// diskFailures are log directory failures not applied yet (logdir.go).
 	diskFailures []diskFailure
+	// unlock releases the data directory's lock (vfs.Lock); Close and
+	// Crash call it once everything is closed.
+	unlock func() error
 }
 
 // ReplicaRecovery is one replica's recovery at open or restart.
@@ -133,6 +136,22 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	if err := vfs.MkdirAllSynced(cfg.fs(), cfg.DataDir, 0o755); err != nil {
 		return nil, report, kerr.Wrap(kerr.StorageError, err, "create data directory")
 	}
+	// One cluster per data directory, across processes and within one
+	// (as Kafka locks each log directory): the lock is held until Close or
+	// Crash.
+	unlock, err := vfs.Lock(cfg.fs(), cfg.DataDir)
+	if err != nil {
+		if errors.Is(err, vfs.ErrLocked) {
+			return nil, report, kerr.Wrap(kerr.IllegalState, err, "%s", kerr.MessageOf(err))
+		}
+		return nil, report, kerr.Wrap(kerr.StorageError, err, "lock data directory %s", cfg.DataDir)
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			_ = unlock()
+		}
+	}()
 	topics, err := loadMetadata(cfg.fs(), cfg.DataDir)
 	if err != nil {
 		return nil, report, err
@@ -221,6 +240,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		return nil, report, err
 	}
 	c.state = Running
+	c.unlock, opened = unlock, true
 	c.drainDiskFailures() // recovery markers that a disk refused
 	return c, report, nil
 }
@@ -416,6 +436,7 @@ func (c *Cluster) Close() error {
 		errs = append(errs, l.Close())
 	}
 	c.state = Closed
+	errs = append(errs, c.release())
 	return errors.Join(errs...)
 }
 
@@ -446,6 +467,7 @@ func (c *Cluster) Crash() error {
 		errs = append(errs, l.Crash(true))
 	}
 	c.state = Closed
+	errs = append(errs, c.release())
 	return errors.Join(errs...)
 }
 
@@ -467,4 +489,17 @@ func (c *Cluster) sortedBrokers() []int32 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// release gives the data directory's lock back (once).
+func (c *Cluster) release() error {
+	if c.unlock == nil {
+		return nil
+	}
+	err := c.unlock()
+	c.unlock = nil
+	if err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "release the lock of %s", c.cfg.DataDir)
+	}
+	return nil
 }

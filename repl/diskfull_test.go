@@ -3,6 +3,8 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,4 +114,27 @@ func TestClusterCloseOnAFullDisk(t *testing.T) {
 			t.Fatalf("v%d is gone after the restart:\n%s", i, out)
 		}
 	}
+}
+
+// TestOneSessionPerDataDirectory: a session that holds a data directory
+// reopens it under another spelling (dir/., its absolute path) instead of
+// opening it twice; another session of the same process is refused with
+// the holder named and a hint, and the first session's records stay.
+func TestOneSessionPerDataDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "same")
+	first := newTestSession(t, Options{DataDir: dir})
+	mustRun(t, first, "topic create orders rf=1", "produce orders value=kept acks=1")
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spelling := range []string{dir + "/.", abs} {
+		mustRun(t, first, "cluster open dir="+spelling, "check orders-0 values == [kept]")
+	}
+	second := newTestSession(t, Options{})
+	out, err := run(t, second, "cluster open dir="+abs)
+	if !errors.Is(err, kerr.IllegalState) || !strings.Contains(out, fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(out, "hint: "+lockedHint) {
+		t.Fatalf("a second session on the same directory: %v\n%s", err, out)
+	}
+	mustRun(t, first, "produce orders value=more acks=1", "check orders-0 values == [kept more]")
 }

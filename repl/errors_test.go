@@ -31,6 +31,7 @@ func TestHintsStyle(t *testing.T) {
 	}
 	all["quoting"] = quotingHint
 	all["disk"] = diskHint
+	all["locked"] = lockedHint
 	for code, h := range all {
 		first := []rune(h)[0]
 		switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // Format is the output mode of a session.
@@ -180,6 +181,9 @@ func errorParts(err error) (code, msg, usage, hint string) {
 		if storage.IsDiskError(err) {
 			return string(e.Code), kerrMessage(err, e), "", diskHint
 		}
+		if errors.Is(err, vfs.ErrLocked) {
+			return string(e.Code), kerrMessage(err, e), "", lockedHint
+		}
 		return string(e.Code), kerrMessage(err, e), "", hintFor(e)
 	}
 	return string(kerr.Internal), err.Error(), "", ""
@@ -283,6 +287,9 @@ var stateHints = map[string]string{
 
 // diskHint is the next step after a STORAGE_ERROR the file system caused.
 const diskHint = "the file system refused it (the message says how): free space, or fix the disk or its permissions; a broker whose log directory failed stays offline (`broker list`) until `broker restart ID`"
+
+// lockedHint is the next step when another cluster holds a data directory.
+const lockedHint = "one cluster per data directory: close the other (`cluster close` in its session, or stop its process), or `cluster open dir=PATH` another directory"
 
 // hintFor returns the learner's next step for a domain error. Argument and
 // state errors carry their explanation in the message already, and an

@@ -34,6 +34,11 @@ func (m *Mem) CrashWith(o CrashOptions) {
 	}
 	invalidate(n)
 	m.revert(n, canonical(o.Under), o.Tear, map[*inode]bool{})
+	for dir := range m.locks { // their holders died with the machine
+		if under(dir, canonical(o.Under)) {
+			delete(m.locks, dir)
+		}
+	}
 }
 
 // invalidate closes every handle open on n and below it.

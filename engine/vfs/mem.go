@@ -40,6 +40,7 @@ type Mem struct {
 	nextTok  uint64
 	capacity int64 // total file bytes allowed; 0 is unlimited
 	faults   []*Injected
+	locks    map[string]bool // directories held by Lock, by canonical path
 }
 
 // pageSize is the unit of copy-on-write sharing.
