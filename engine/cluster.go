@@ -141,8 +141,12 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	// Crash.
 	unlock, err := vfs.Lock(cfg.fs(), cfg.DataDir)
 	if err != nil {
-		if errors.Is(err, vfs.ErrLocked) {
+		switch {
+		case errors.Is(err, vfs.ErrLocked):
 			return nil, report, kerr.Wrap(kerr.IllegalState, err, "%s", kerr.MessageOf(err))
+		case vfs.IsReadOnly(err):
+			return nil, report, kerr.Wrap(kerr.StorageError, err,
+				"data directory %s cannot be written (a read-only file system, or no permission): MiniKafka keeps its lock, its logs and recovery's repairs there; make it writable, or copy it somewhere writable", cfg.DataDir)
 		}
 		return nil, report, kerr.Wrap(kerr.StorageError, err, "lock data directory %s", cfg.DataDir)
 	}

@@ -191,8 +191,14 @@ func listSegments(fsys vfs.FS, dir string) ([]int64, error) {
 func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*segment, error) {
 	s := newSegment(l.opts.FS, l.dir, base)
 	f, err := l.opts.FS.OpenFile(s.logPath, os.O_RDWR, 0)
-	if err != nil {
+	switch {
+	case err == nil:
+	case vfs.IsNotExist(err):
 		return nil, storageErr(err, "missing segment log %s", s.logPath)
+	case vfs.IsReadOnly(err):
+		return nil, storageErr(err, "segment log %s cannot be opened for writing (a read-only file system, or no permission): recovery and appends write to it", s.logPath)
+	default:
+		return nil, storageErr(err, "open segment log %s", s.logPath)
 	}
 	st, err := f.Stat()
 	if err != nil {

@@ -33,6 +33,13 @@ func IsFSError(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &errno)
 }
 
+// IsReadOnly reports whether err says a file or directory may not be
+// written: a read-only file system (EROFS) or missing permission (EACCES,
+// EPERM).
+func IsReadOnly(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
 // IsNotExist is errors.Is(err, fs.ErrNotExist).
 func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
