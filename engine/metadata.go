@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/atomicfile"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/storage"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
@@ -132,13 +134,17 @@ func DecodeMetadata(data []byte) ([]TopicMetadata, error) {
 	return out, nil
 }
 
-// loadMetadata reads dir/metadata.json; a missing file means no topics. An
-// unreadable or invalid file is STORAGE_ERROR "invalid metadata file {path}".
+// loadMetadata reads dir/metadata.json; a missing file means no topics,
+// unless replica directories beside it hold records (then the file was
+// lost, and opening an empty cluster would hide them, and a later topic
+// create would overwrite them): STORAGE_ERROR naming them and what to do.
+// An unreadable or invalid file is STORAGE_ERROR "invalid metadata file
+// {path}".
 func loadMetadata(fsys vfs.FS, dir string) ([]TopicMetadata, error) {
 	path := filepath.Join(dir, MetadataFile)
 	data, err := fsys.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, orphanReplicas(fsys, dir)
 	}
 	if err != nil {
 		return nil, kerr.Wrap(kerr.StorageError, err, "read %s", path)
@@ -158,4 +164,57 @@ func saveMetadata(fsys vfs.FS, dir string, topics []TopicMetadata) error {
 		return kerr.Wrap(kerr.StorageError, err, "write %s", path)
 	}
 	return nil
+}
+
+// orphanReplicas refuses a data directory without metadata.json whose
+// broker-N/TOPIC-P directories hold segment bytes.
+func orphanReplicas(fsys vfs.FS, dir string) error {
+	brokers, err := fsys.ReadDir(dir)
+	if err != nil {
+		return kerr.Wrap(kerr.StorageError, err, "list %s", dir)
+	}
+	var found []string
+	for _, b := range brokers {
+		if !b.IsDir() || !strings.HasPrefix(b.Name(), "broker-") {
+			continue
+		}
+		replicas, err := fsys.ReadDir(filepath.Join(dir, b.Name()))
+		if err != nil {
+			return kerr.Wrap(kerr.StorageError, err, "list %s", filepath.Join(dir, b.Name()))
+		}
+		for _, r := range replicas {
+			if r.IsDir() && holdsRecords(fsys, filepath.Join(dir, b.Name(), r.Name())) {
+				found = append(found, filepath.Join(b.Name(), r.Name()))
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	more := ""
+	if len(found) > 3 {
+		more = fmt.Sprintf(" and %d more", len(found)-3)
+		found = found[:3]
+	}
+	return kerr.New(kerr.StorageError,
+		"%s is missing, but replica directories beside it hold records (%s%s): restore %s (from a backup), or move the broker-* directories away to start an empty cluster in %s",
+		filepath.Join(dir, MetadataFile), strings.Join(found, ", "), more, MetadataFile, dir)
+}
+
+// holdsRecords reports whether a replica directory has a non-empty
+// segment file.
+func holdsRecords(fsys vfs.FS, dir string) bool {
+	files, err := fsys.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name(), storage.LogFileSuffix) {
+			continue
+		}
+		if info, err := f.Info(); err == nil && info.Size() > 0 {
+			return true
+		}
+	}
+	return false
 }

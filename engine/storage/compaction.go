@@ -197,6 +197,9 @@ func (l *Log) installCompacted(frames []keptFrame, beforeSwap func() error) erro
 	if err := l.copyActive(tmp); err != nil {
 		return fail(err)
 	}
+	if err := writeCleanerCheckpoint(fsys, tmp, l.active().base); err != nil {
+		return fail(err)
+	}
 	if err := l.syncDir(tmp); err != nil {
 		return fail(err)
 	}

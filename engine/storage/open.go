@@ -140,6 +140,11 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 				return nil, rep, err
 			}
 		}
+		if err := l.checkGaps(); err != nil {
+			l.closeFiles()
+			l.segs = nil
+			return nil, rep, err
+		}
 	}
 	rep.Segments = len(l.segs)
 	for _, s := range l.segs {
