@@ -14,6 +14,7 @@
 //	  00000000000000000042.log     next segment: its base offset is 42
 //	  00000000000000000042.index
 //	  cleanshutdown                only between Close and the next Open
+//	  cleaner-offset-checkpoint    once compacted: the first offset Compact did not rewrite
 //	<parent>/.<dirname>.compact-<hex>   only during Compact
 //	<parent>/.<dirname>.backup-<hex>    only during Compact
 //
@@ -87,7 +88,11 @@
 // damaged active segment is truncated right after its last valid frame,
 // and RecoveryReport.Truncation says where, how many bytes were dropped,
 // how many batches were kept and why. Segment bases below the previous
-// segment's next offset are STORAGE_ERROR; gaps are fine. The leader epoch
+// segment's next offset are STORAGE_ERROR, and so is a gap between two
+// segments that no compaction explains (compaction writes the first offset
+// it did not rewrite into cleaner-offset-checkpoint; a gap below it is the
+// batches it removed, any other is a lost segment file, and recovery never
+// opens a log with a hole in it: checkGaps). The leader epoch
 // becomes the largest of the epoch passed to Open and every stored batch's.
 //
 // # Writes and the crash model
