@@ -38,8 +38,11 @@ func TestProduceSegmentWriteFailureIsNotAcknowledged(t *testing.T) {
 	if evs := f.c.TakeEvents(); len(evs) != 1 || evs[0].Kind() != "log_dir_failed" {
 		t.Fatalf("a refused produce announced %v, want the failed log directory", eventKinds(evs))
 	}
-	ack, err = f.c.Produce("orders", 0, rec("refused"), engine.Acks1)
-	wantCode(t, err, kerr.LeaderNotAvailable, "down")
+	if ack, err := f.c.Produce("orders", 0, rec("refused"), engine.Acks1); ack != nil {
+		t.Fatalf("produce to the offline leader was acknowledged: %v", ack.State())
+	} else {
+		wantCode(t, err, kerr.LeaderNotAvailable, "down")
+	}
 	if st := f.state(p); st.HW != 1 || st.Online {
 		t.Fatalf("after the refused produce: HW %d, online %v", st.HW, st.Online)
 	}
