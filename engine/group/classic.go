@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
@@ -53,10 +54,15 @@ func (c *Coordinator) CompleteJoin(group string, members []ClassicMember) (int32
 		next.members = map[string]*member{}
 		next.assignment = map[string][]topic.Partition{}
 	}
-	deadline := c.clk.NowMs() + c.sessionTimeoutMs()
+	deadline := clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())
 	for _, m := range members {
 		if m.ID == "" || !validID(m.ID) {
 			return 0, kerr.Argument("member id must be a non-empty UTF-8 string")
+		}
+		for _, t := range m.Subscriptions {
+			if !validID(t) {
+				return 0, kerr.Argument("member %s subscribes to a topic name that is not UTF-8: %q", m.ID, t)
+			}
 		}
 		subs := slices.Clone(m.Subscriptions)
 		slices.Sort(subs)
