@@ -21,9 +21,11 @@ func (s *Session) Prompt() string {
 	return "mk> "
 }
 
-// RunInteractive reads commands from the line editor until Ctrl-D or exit.
-// Ctrl-C cancels the line being typed. Failed commands do not end the
-// session. It returns the process exit status (0).
+// RunInteractive reads commands from the line editor until Ctrl-D, exit or
+// Stop (the caller closes the editor to end a read that is waiting).
+// Ctrl-C cancels the line being typed; Interrupt, which the command line
+// calls for a Ctrl-C while a command runs, ends that command only. Failed
+// commands do not end the session. It returns the process exit status (0).
 func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 	fmt.Fprintf(out, "MiniKafka Lab: %s. Type help, or Ctrl-D to leave.\n", s.describeStart())
 	if len(s.opened.Replicas) > 0 || s.opened.Coordination.Journal.Exists { // --data of an existing cluster: say what recovery did
@@ -108,8 +110,9 @@ const MaxLineBytes = 64 << 20
 // editing, no colour; each command is echoed as "> cmd" before its output.
 // Blank lines and comments are skipped silently. With --format json there
 // is no echo: every line of output is one JSON object that names its command. It stops at the first
-// failed command unless KeepGoing, and returns the exit status: 1 if any
-// command failed, else 0.
+// failed command unless KeepGoing, and after the command that is running
+// when Stop is called (a read error after Stop ends it quietly). It
+// returns the exit status: 1 if any command failed, else 0.
 func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int {
 	lr := &scriptReader{r: bufio.NewReaderSize(in, 64<<10), max: MaxLineBytes}
 	status := 0
