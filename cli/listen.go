@@ -23,10 +23,7 @@ func checkLoopback(flag, addr string, allowRemote bool) error {
 	if err != nil {
 		return fmt.Errorf("%s %q is not HOST:PORT such as 127.0.0.1:9093", flag, addr)
 	}
-	if allowRemote || host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if allowRemote || isLoopback(host) { // serve_kafka.go: localhost, 127.0.0.0/8, ::1
 		return nil
 	}
 	return fmt.Errorf("%s %q is not a loopback address: the listener has no authentication or TLS (--allow-remote to serve it anyway)", flag, addr)
