@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"strings"
@@ -130,4 +131,47 @@ func TestScriptLargeValueLine(t *testing.T) {
 	if !strings.Contains(text, "error: INVALID_RECORD: ") || !strings.Contains(text, "> topic list\nt\n") {
 		t.Errorf("output:\n%.3000s", text)
 	}
+}
+
+// FuzzScriptReader: the script reader splits input into the same lines as
+// strings.Split on '\n' (a final newline ends the last line, it does not
+// start an empty one), for lines of any length, and marks exactly the lines
+// longer than its limit, returning at most 256 bytes of them.
+func FuzzScriptReader(f *testing.F) {
+	for _, s := range []string{"", "a", "a\n", "a\nb", "\n\n", "0123456789abc\nx\n", "short\n0123456789\n", "\r\n"} {
+		f.Add(s, 8)
+	}
+	f.Fuzz(func(t *testing.T, in string, max int) {
+		if max < 1 || max > 64 {
+			return
+		}
+		want := strings.Split(in, "\n")
+		if strings.HasSuffix(in, "\n") || in == "" {
+			want = want[:len(want)-1]
+		}
+		lr := &scriptReader{r: bufio.NewReaderSize(strings.NewReader(in), 16), max: max}
+		for i := 0; ; i++ {
+			line, err := lr.next()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("%d lines, want %d", i, len(want))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(want) {
+				t.Fatalf("extra line %q", line)
+			}
+			switch {
+			case len(want[i]) > max:
+				if lr.tooLong != len(want[i]) || line != want[i][:min(len(want[i]), max, 256)] {
+					t.Fatalf("line %d: tooLong %d, %q; want %d, a prefix of %q", i, lr.tooLong, line, len(want[i]), want[i])
+				}
+			case lr.tooLong != 0 || line != want[i]:
+				t.Fatalf("line %d: %q (tooLong %d), want %q", i, line, lr.tooLong, want[i])
+			}
+		}
+	})
 }
