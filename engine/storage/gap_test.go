@@ -1,12 +1,15 @@
 package storage
 
 import (
+	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // TestMissingMiddleSegmentIsRefused: a segment file deleted from the
@@ -70,4 +73,31 @@ func TestCompactionGapIsNotAHole(t *testing.T) {
 	if rep.CleanShutdown {
 		t.Fatal("the crash left a marker")
 	}
+}
+
+// FuzzCleanedThrough: any checkpoint content is either a non-negative
+// offset, written back the same way, or STORAGE_ERROR; never a panic.
+func FuzzCleanedThrough(f *testing.F) {
+	for _, s := range []string{"42\n", "0", "-1\n", "x", "", " 7 \n", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		mem := vfs.NewMem()
+		if err := mem.MkdirAll("log", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := vfs.WriteFile(mem, "log/"+CleanerCheckpointFile, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n, err := cleanedThrough(mem, "log")
+		if err != nil {
+			if !errors.Is(err, kerr.StorageError) || n != -1 {
+				t.Fatalf("%q: %d, %v", content, n, err)
+			}
+			return
+		}
+		if want, perr := strconv.ParseInt(strings.TrimSpace(content), 10, 64); n < 0 || perr != nil || want != n {
+			t.Fatalf("%q read as %d", content, n)
+		}
+	})
 }
