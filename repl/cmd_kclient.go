@@ -183,7 +183,7 @@ func runKclientProduce(s *Session, w io.Writer, a *Args) error {
 	pw := &produceWait{}
 	listener := s.kafka // read here: kgo's goroutine must not read the session
 	kc.pending.Add(1)
-	ctx, cancel := ctxFor()
+	ctx, cancel := s.ctxFor()
 	what := fmt.Sprintf("produce %s", topicName)
 	cl.Produce(ctx, r, func(r *kgo.Record, err error) {
 		defer cancel()
@@ -293,7 +293,7 @@ func runKclientConsume(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	kc := s.kclientState()
-	ctx, cancel := ctxFor()
+	ctx, cancel := s.ctxFor()
 	defer cancel()
 	meta, err := kgo.NewClient(kc.baseOpts(bootstrap, "kgo")...)
 	if err != nil {
@@ -590,7 +590,7 @@ func runKclientPoll(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := ctxFor()
+	ctx, cancel := s.ctxFor()
 	defer cancel()
 	m.mu.Lock()
 	owned := slices.Clone(m.owned)
@@ -669,7 +669,7 @@ func runKclientCommit(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := ctxFor()
+	ctx, cancel := s.ctxFor()
 	defer cancel()
 	offsets := map[string]map[int32]kgo.EpochOffset{}
 	var parts []string

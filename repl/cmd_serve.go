@@ -291,15 +291,8 @@ func runRemote(s *Session, w io.Writer, a *Args) error {
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
+	ctx, cancel := s.interruptible(remoteTimeout) // Ctrl-C stops the wait
 	defer cancel()
-	go func() { // Ctrl-C stops the wait
-		select {
-		case <-s.intr.current():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	c, err := jsontcp.Dial(ctx, addr)
 	if err != nil {
 		return kerr.State("cannot connect to %s: %v", addr, unwrapNet(err))

@@ -1,6 +1,10 @@
 package repl
 
-import "sync"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // interrupts carries the process's requests to stop into a session, from
 // the goroutine that receives signals: Interrupt ends the command that is
@@ -53,8 +57,8 @@ func (in *interrupts) interrupt() {
 }
 
 // Interrupt asks the command that is running to stop at its next step:
-// `replicate rounds=N` ends after the round in progress, `remote` stops
-// waiting for its answer. A command that cannot be cut short finishes;
+// `replicate rounds=N` ends after the round in progress, `remote` and
+// `kclient` stop waiting for their answers. A command that cannot be cut short finishes;
 // either way the session and its cluster stay as they are after a
 // completed command. It may be called from any goroutine.
 func (s *Session) Interrupt() { s.intr.interrupt() }
@@ -85,4 +89,20 @@ func (s *Session) interrupted() bool {
 	default:
 		return false
 	}
+}
+
+// interruptible is a context that ends after timeout or when the running
+// command is interrupted, whichever comes first: commands that wait on the
+// network use it, so that Ctrl-C stops the wait.
+func (s *Session) interruptible(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	intr := s.intr.current()
+	go func() {
+		select {
+		case <-intr:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

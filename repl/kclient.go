@@ -330,7 +330,8 @@ func (k *kclients) sortedMemberNames() []string {
 	return out
 }
 
-// ctxFor is a context bounded by kclientTimeout.
-func ctxFor() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), kclientTimeout)
+// ctxFor is a context bounded by kclientTimeout, and by Interrupt (Ctrl-C
+// while the command runs).
+func (s *Session) ctxFor() (context.Context, context.CancelFunc) {
+	return s.interruptible(kclientTimeout)
 }
