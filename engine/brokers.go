@@ -12,6 +12,7 @@ import (
 type BrokerState struct {
 	ID             int32
 	Up             bool
+	Fenced         bool // the KRaft controller fenced it (controller=kraft)
 	LeaderOf       []TopicPartition
 	ReplicaOf      []TopicPartition
 	UnflushedBytes int64 // what a machine crash would drop now
@@ -25,7 +26,7 @@ func (c *Cluster) Brokers() ([]BrokerState, error) {
 	var out []BrokerState
 	tps := c.sortedTPs()
 	for _, id := range c.sortedBrokers() {
-		st := BrokerState{ID: id, Up: c.brokers[id].up}
+		st := BrokerState{ID: id, Up: c.brokers[id].up, Fenced: c.brokers[id].fenced}
 		for _, tp := range tps {
 			rs := c.sets[tp]
 			r := rs.Replica(id)
@@ -58,9 +59,13 @@ func (c *Cluster) broker(id int32) (*brokerInfo, error) {
 // closes without a clean-shutdown marker and, unless keepUnflushed, loses
 // the bytes appended since its last flush (storage Crash(false)). Partitions
 // it leads go offline: produce and fetch fail with LEADER_NOT_AVAILABLE and
-// their pending acks=all waiters fail, until a promotion or a restart. A
-// crashed follower stays in the ISR until replica.lag.time.max.ms of clock
-// time passes without a fetch (that is how Kafka notices).
+// their pending acks=all waiters fail, until a promotion or a restart. Under
+// controller=manual a crashed follower stays in the ISR until
+// replica.lag.time.max.ms of clock time passes without a fetch (MiniKafka's
+// rule); under controller=kraft the controller fences the broker once it
+// has been silent for longer than broker.session.timeout.ms, removes it from
+// every ISR and elects new leaders (see runController), which is how Kafka
+// notices a dead broker.
 func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 	if err := c.guard(); err != nil {
 		return err
@@ -73,9 +78,13 @@ func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 		return kerr.State("broker %d is already down", id)
 	}
 	b.up = false
+	b.lastHeartbeatMs = c.clock.NowMs()
 	// The crash is announced before its effects (failed acks); its totals
 	// are filled in once every replica has stopped.
 	ev := BrokerCrashed{Broker: id, KeepUnflushed: keepUnflushed}
+	if c.kraft() {
+		ev.sessionTimeoutMs = c.cfg.BrokerSessionTimeoutMs
+	}
 	pos := c.events.Emit(ev)
 	var errs []error
 	for _, tp := range c.sortedTPs() {
@@ -168,6 +177,8 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		return rep, errors.Join(errs...)
 	}
 	b.up = true
+	b.fenced = false // it registers again: the controller unfences it
+	b.lastHeartbeatMs = c.clock.NowMs()
 	// Announced before what each replica does on its way back.
 	pos := c.events.Emit(BrokerRestarted{Broker: id})
 	newLeaders := false
@@ -194,5 +205,10 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		}
 	}
 	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
+	if c.kraft() {
+		// An unfenced broker can lead the partitions left without a
+		// leader (ReplicationControlManager.handleBrokerUnfenced).
+		c.electLeaderless()
+	}
 	return rep, errors.Join(errs...)
 }

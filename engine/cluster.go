@@ -43,6 +43,11 @@ func (s LifecycleState) String() string {
 
 type brokerInfo struct {
 	up bool
+	// lastHeartbeatMs is when the broker last heartbeated: running brokers
+	// heartbeat on every clock step, so it is the crash time of a crashed
+	// one. fenced is set when the KRaft controller fenced it.
+	lastHeartbeatMs int64
+	fenced          bool
 }
 
 // Cluster is a deterministic, in-process MiniKafka cluster over a data
@@ -53,12 +58,13 @@ type brokerInfo struct {
 // single-threaded state machine. Adapters with goroutines serialize their
 // calls.
 type Cluster struct {
-	cfg      Config
-	clock    clock.Clock
-	settings *replication.Settings
-	env      *replication.Env
-	events   *replication.EventLog
-	ids      *replication.IDSource
+	cfg       Config
+	clock     clock.Clock
+	settings  *replication.Settings
+	psettings *producer.Settings // the partitioner rule, shared with producers
+	env       *replication.Env
+	events    *replication.EventLog
+	ids       *replication.IDSource
 
 	state    LifecycleState
 	terminal error // set by a failed flush cycle; every guarded call returns it
@@ -134,17 +140,19 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	}
 	c := &Cluster{
 		cfg: cfg, clock: clk,
-		settings: &replication.Settings{},
-		events:   &replication.EventLog{},
-		ids:      &replication.IDSource{},
-		topics:   map[string]int32{},
-		sets:     map[TopicPartition]*replication.ReplicaSet{},
-		brokers:  map[int32]*brokerInfo{},
-		txns:     noTransactions{},
+		settings:  &replication.Settings{},
+		psettings: &producer.Settings{},
+		events:    &replication.EventLog{},
+		ids:       &replication.IDSource{},
+		topics:    map[string]int32{},
+		sets:      map[TopicPartition]*replication.ReplicaSet{},
+		brokers:   map[int32]*brokerInfo{},
+		txns:      noTransactions{},
 	}
 	c.applySettings()
 	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings}
-	c.partitioner = producer.NewPartitioner()
+	c.partitioner = producer.NewPartitionerWith(c.psettings)
+	c.partitioner.Available = c.availablePartitions
 	for _, b := range cfg.BrokerIDs {
 		c.brokers[b] = &brokerInfo{up: true}
 	}
@@ -224,7 +232,9 @@ func (c *Cluster) applySettings() {
 		MinInsyncReplicas: c.cfg.MinInsyncReplicas,
 		Lag:               replication.LagConfig{MaxOffsets: c.cfg.ReplicaLagMaxOffsets, MaxTimeMs: c.cfg.ReplicaLagTimeMaxMs},
 		FetchMaxBytes:     c.cfg.ReplicaFetchMaxBytes,
+		Rules:             c.cfg.replicationRules(),
 	}
+	*c.psettings = c.cfg.producerSettings()
 }
 
 func (c *Cluster) storageOptions() storage.Options {
@@ -285,10 +295,10 @@ func (c *Cluster) Clock() clock.Clock { return c.clock }
 func (c *Cluster) TakeEvents() []Event { return c.events.Take() }
 
 // SetConfig changes one knob by its Kafka name. Knobs the cluster reads live
-// (min.insync.replicas, the replica lag and fetch knobs, session.timeout.ms)
-// apply at once; the others (segment.bytes, index.interval.bytes) are stored
-// in Config() and take effect when the cluster is opened again, which
-// needsReopen reports.
+// (min.insync.replicas, the replica lag and fetch knobs, session.timeout.ms,
+// the rules) apply at once; the others (segment.bytes, index.interval.bytes)
+// are stored in Config() and take effect when the cluster is opened again,
+// which needsReopen reports.
 func (c *Cluster) SetConfig(name, value string) (needsReopen bool, err error) {
 	if err := c.guard(); err != nil {
 		return false, err

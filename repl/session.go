@@ -90,10 +90,8 @@ func NewSession(opts Options) (*Session, error) {
 	}
 	cfg := engine.DefaultConfig("")
 	cfg.BrokerIDs = append([]int32(nil), opts.Brokers...)
-	for _, k := range sortedKeys(opts.Settings) {
-		if err := cfg.Set(k, opts.Settings[k]); err != nil {
-			return nil, err
-		}
+	if err := cfg.SetAll(settingsOf(opts.Settings, false)); err != nil {
+		return nil, err
 	}
 	o, err := openCluster(cfg, opts.DataDir, 0)
 	if err != nil {
@@ -101,6 +99,23 @@ func NewSession(opts Options) (*Session, error) {
 	}
 	s.adopt(o)
 	return s, nil
+}
+
+// settingsOf lists the --set settings in name order (SetAll applies rules=
+// first); with onlyRules, only the rule set and the knobs of single rules,
+// which every cluster the session opens inherits.
+func settingsOf(m map[string]string, onlyRules bool) []engine.Setting {
+	rule := map[string]bool{}
+	for _, k := range engine.ConfigKeys() {
+		rule[k.Name] = k.Rule
+	}
+	var out []engine.Setting
+	for _, k := range sortedKeys(m) {
+		if !onlyRules || rule[k] {
+			out = append(out, engine.Setting{Name: k, Value: m[k]})
+		}
+	}
+	return out
 }
 
 // opened is a cluster just opened, not yet the session's.

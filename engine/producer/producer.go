@@ -67,6 +67,15 @@ type Env struct {
 	Clock   clock.Clock
 	IDs     *replication.IDSource
 	Events  *replication.EventLog
+	// Settings are the cluster's producer rules (the partitioner); nil
+	// means MiniKafka's.
+	Settings *Settings
+}
+
+// availability is what a cluster may also offer: the partitions of a topic
+// that have a leader, for Kafka's sticky partitioner.
+type availability interface {
+	AvailablePartitions(topic string, count int32) []int32
 }
 
 type inflight struct {
@@ -118,7 +127,11 @@ func New(env Env, opts Options, identity Identity) (*Producer, error) {
 	if !opts.Idempotent {
 		identity = Identity{PID: record.NoProducerID, Epoch: record.NoProducerEpoch}
 	}
-	return &Producer{opts: opts, identity: identity, env: env, part: NewPartitioner(), acc: acc,
+	part := NewPartitionerWith(env.Settings)
+	if av, ok := env.Cluster.(availability); ok {
+		part.Available = av.AvailablePartitions
+	}
+	return &Producer{opts: opts, identity: identity, env: env, part: part, acc: acc,
 		nextSeq: map[topic.Partition]int32{}, inflight: map[topic.Partition][]inflight{},
 		sent: map[topic.Partition]bool{}}, nil
 }
@@ -150,6 +163,13 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 	if err != nil {
 		return nil, err
 	}
+	sticky := partition == AnyPartition && r.Key == nil
+	if sticky && p.part.Strategy() == Murmur2 {
+		// Kafka completes a switch it postponed while the sticky
+		// partition's batch was incomplete (RecordAccumulator.partitionChanged).
+		cur := p.part.StickyPartition(topicName, count)
+		p.part.Appended(topicName, count, cur, 0, p.opts.BatchSize, !p.acc.Pending(topic.Partition{Topic: topicName, Partition: cur}))
+	}
 	if partition == AnyPartition {
 		if partition, err = p.part.Choose(topicName, count, r.Key); err != nil {
 			return nil, err
@@ -173,6 +193,9 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 	p.pending = append(p.pending, f)
 	if full {
 		p.flushPartition(tp, "batch.size reached")
+	}
+	if sticky {
+		p.part.Appended(topicName, count, partition, size, p.opts.BatchSize, full)
 	}
 	return f, nil
 }
