@@ -176,6 +176,15 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		}
 		return rep, errors.Join(errs...)
 	}
+	if c.kraft() && !b.fenced {
+		// A new incarnation cannot register while the crashed one's
+		// session is valid (ClusterControlManager.registerBroker:
+		// DuplicateBrokerRegistrationException); it retries until the
+		// controller fences the old one. MiniKafka does not make the
+		// learner wait for broker.session.timeout.ms: the old session ends
+		// now.
+		c.fenceBroker(id, c.clock.NowMs())
+	}
 	b.up = true
 	b.fenced = false // it registers again: the controller unfences it
 	b.lastHeartbeatMs = c.clock.NowMs()

@@ -56,13 +56,22 @@ func (c *Cluster) staleBroker(now int64) (int32, bool) {
 }
 
 // fenceBroker fences one broker: it leaves every ISR (the last member of an
-// ISR stays), and each partition it led elects a leader.
+// ISR stays), and each partition it led elects a leader. A broker that
+// restarts under the KRaft controller is fenced first if its old session is
+// still valid, so it comes back outside every ISR it could leave and catches
+// up by fetching; with metadata.version 4.0 Kafka also removes a broker
+// that registers after an unclean shutdown from the ISR
+// (ReplicationControlManager.handleBrokerUncleanShutdown, KAFKA-15586), and
+// every crash here is unclean.
 func (c *Cluster) fenceBroker(id int32, now int64) {
 	b := c.brokers[id]
 	b.fenced = true
 	silent := now - b.lastHeartbeatMs
-	c.events.Emit(BrokerFenced{Broker: id, SilentMs: silent, TimeoutMs: c.cfg.BrokerSessionTimeoutMs})
+	c.events.Emit(BrokerFenced{Broker: id, SilentMs: silent, TimeoutMs: c.cfg.BrokerSessionTimeoutMs, Restarting: b.up || silent <= c.cfg.BrokerSessionTimeoutMs})
 	why := fmt.Sprintf("broker %d fenced by the controller: no heartbeat for %d ms > broker.session.timeout.ms=%d", id, silent, c.cfg.BrokerSessionTimeoutMs)
+	if silent <= c.cfg.BrokerSessionTimeoutMs {
+		why = fmt.Sprintf("broker %d fenced by the controller: it restarted (a new incarnation)", id)
+	}
 	changed := false
 	for _, tp := range c.sortedTPs() {
 		el, err := c.sets[tp].FenceBroker(id, c.cfg.Rules.UncleanLeaderElection, why)
@@ -111,6 +120,9 @@ type BrokerFenced struct {
 	Broker    int32
 	SilentMs  int64 // time since its last heartbeat
 	TimeoutMs int64 // broker.session.timeout.ms
+	// Restarting is set when the broker restarted before its session
+	// expired: its new incarnation ends the old session.
+	Restarting bool
 }
 
 // Kind returns "broker_fenced".
@@ -118,6 +130,9 @@ func (BrokerFenced) Kind() string { return "broker_fenced" }
 
 // String describes the event on one line.
 func (e BrokerFenced) String() string {
+	if e.Restarting {
+		return fmt.Sprintf("controller fenced broker %d: it restarts as a new incarnation, which ends the old session (Kafka waits up to broker.session.timeout.ms=%d for it)", e.Broker, e.TimeoutMs)
+	}
 	return fmt.Sprintf("controller fenced broker %d: no heartbeat for %d ms > broker.session.timeout.ms=%d", e.Broker, e.SilentMs, e.TimeoutMs)
 }
 

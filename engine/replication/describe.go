@@ -51,7 +51,7 @@ type PartitionState struct {
 func (rs *ReplicaSet) State() PartitionState {
 	leader := rs.replicas[rs.leader]
 	st := PartitionState{
-		TP: rs.tp, Leader: rs.leader, LeaderEpoch: rs.epoch, Online: leader.Up(),
+		TP: rs.tp, Leader: rs.leader, LeaderEpoch: rs.epoch, Online: rs.Online(),
 		HW: rs.hw, LSO: rs.hw, LogStart: leader.LogStart(), LEO: leader.LEO(),
 		ISR: rs.ISR(), ISRStored: rs.ISRStored(), Producers: rs.producers.Entries(),
 		FollowerHWs: rs.rules().FollowerHW == FetchedHW, Leaderless: rs.leaderless,

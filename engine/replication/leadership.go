@@ -112,6 +112,12 @@ func (rs *ReplicaSet) Rejoin(broker int32) error {
 	if !r.Up() {
 		return BrokerDown(broker)
 	}
+	if rs.rules().Truncation == TruncateByLeaderEpoch {
+		// Reconciling asks the leader where the logs diverge.
+		if err := rs.checkOnline(); err != nil {
+			return err
+		}
+	}
 	if _, err := rs.truncate(r, rejoining); err != nil {
 		return err
 	}
