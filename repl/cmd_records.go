@@ -109,16 +109,25 @@ func pendingAs(ackID int64, waiting []int32, target int64) string {
 }
 
 // waitingFor lists the brokers a pending acks=all acknowledgement still
-// waits for: those of the ISR it captured whose LEO is below its target.
-func waitingFor(ack *engine.Ack, replicas []engine.ReplicaState) []int32 {
+// waits for: those of the ISR it captured whose LEO is below its target
+// (MiniKafka's rule), or, under Kafka's HW rule (hold), the members of the
+// ISR now whose LEO is below it (the HW is their minimum).
+func waitingFor(ack *engine.Ack, replicas []engine.ReplicaState, hold bool) []int32 {
 	var out []int32
 	for _, r := range replicas {
-		if slices.Contains(ack.Captured, r.Broker) && r.LEO < ack.Target {
+		member := slices.Contains(ack.Captured, r.Broker)
+		if hold {
+			member = r.InISR
+		}
+		if member && r.LEO < ack.Target {
 			out = append(out, r.Broker)
 		}
 	}
 	return out
 }
+
+// hwHold reports whether Kafka's HW rule (hw.under.min.isr=hold) is in force.
+func (s *Session) hwHold() bool { return s.cluster.Config().Rules.HWUnderMinISR == "hold" }
 
 // waitingNow is waitingFor with the ack's partition as it stands now
 // (nobody when the partition cannot be described).
@@ -127,7 +136,7 @@ func (s *Session) waitingNow(ack *engine.Ack) []int32 {
 	if err != nil {
 		return nil
 	}
-	return waitingFor(ack, st.Replicas)
+	return waitingFor(ack, st.Replicas, s.hwHold())
 }
 
 // untilReached says what a pending acks=all acknowledgement waits for:

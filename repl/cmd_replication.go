@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/minikafka-lab/minikafka/engine"
 )
@@ -64,7 +65,10 @@ var offsetsCommand = &Command{
 (HW), last stable offset (LSO), log start offset and ISR. Then one row per
 replica: its LEO (the offset its next record gets), its log start, whether
 it is in the ISR, how many offsets it lags the leader, and the clock time
-of its last fetch. Pending acks=all waiters are listed last.`,
+of its last fetch. Under follower.hw=fetch (rules=kafka) a column HW shows
+the high watermark each replica knows: a follower learns it from its fetch
+responses, one round after the leader. Pending acks=all waiters are
+listed last.`,
 	Chapter:    1,
 	Group:      "Views and checks",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
@@ -198,6 +202,8 @@ type offsetsView struct {
 	ISR         []int32       `json:"isr"`
 	Replicas    []replicaView `json:"replicas"`
 	PendingAcks []pendingAck  `json:"pending_acks"`
+	// Leaderless: the KRaft controller fenced the leader and elected nobody.
+	Leaderless bool `json:"leaderless,omitempty"`
 }
 
 type replicaView struct {
@@ -210,6 +216,11 @@ type replicaView struct {
 	LastFetchMs *int64 `json:"last_fetch_ms"` // null for the leader
 	Up          bool   `json:"up"`
 	Diverged    bool   `json:"diverged"`
+	// HW is the HW this replica knows, shown under follower.hw=fetch.
+	HW *int64 `json:"hw,omitempty"`
+	// Reconciling: it asks the leader (OffsetsForLeaderEpoch) before its
+	// next fetch (truncation=leader-epoch).
+	Reconciling bool `json:"reconciling,omitempty"`
 }
 
 type pendingAck struct {
@@ -220,16 +231,25 @@ type pendingAck struct {
 	// Original); it waits only for the HW to cover it (decision 5).
 	Duplicate bool   `json:"duplicate,omitempty"`
 	Original  *int64 `json:"original_offset,omitempty"`
-	hw        int64
+	// DeadlineMs: under hw.under.min.isr=hold it fails REQUEST_TIMED_OUT
+	// at this clock time.
+	DeadlineMs *int64 `json:"deadline_ms,omitempty"`
+	hw         int64
+	hold       bool
 }
 
 func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 	v := offsetsView{Topic: st.TP.Topic, Partition: st.TP.Partition, Leader: st.Leader, Online: st.Online,
 		LeaderEpoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR,
-		Replicas: []replicaView{}, PendingAcks: []pendingAck{}}
+		Replicas: []replicaView{}, PendingAcks: []pendingAck{}, Leaderless: st.Leaderless}
+	hold := s.hwHold()
 	for _, r := range st.Replicas {
 		rv := replicaView{Broker: r.Broker, Role: r.Role, LEO: r.LEO, LogStart: r.LogStart, InISR: r.InISR,
-			Lag: max(0, st.LEO-r.LEO), Up: r.Up, Diverged: r.Diverged}
+			Lag: max(0, st.LEO-r.LEO), Up: r.Up, Diverged: r.Diverged, Reconciling: r.Reconciling}
+		if st.FollowerHWs {
+			hw := r.HW
+			rv.HW = &hw
+		}
 		if r.Broker != st.Leader {
 			t := r.LastFetchMs
 			rv.LastFetchMs = &t
@@ -240,31 +260,39 @@ func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 		if ack.TP != st.TP {
 			continue
 		}
-		pa := pendingAck{ID: ack.ID(), Target: ack.Target, Waiting: []int32{}, hw: st.HW}
+		pa := pendingAck{ID: ack.ID(), Target: ack.Target, Waiting: []int32{}, hw: st.HW, hold: hold}
+		if ack.DeadlineMs > 0 {
+			d := ack.DeadlineMs
+			pa.DeadlineMs = &d
+		}
 		if res := ack.Value(); res.Duplicate {
 			o := res.BaseOffset
 			pa.Duplicate, pa.Original = true, &o
 			v.PendingAcks = append(v.PendingAcks, pa)
 			continue
 		}
-		pa.Waiting = append(pa.Waiting, waitingFor(ack, st.Replicas)...)
+		pa.Waiting = append(pa.Waiting, waitingFor(ack, st.Replicas, hold)...)
 		v.PendingAcks = append(v.PendingAcks, pa)
 	}
 	return v
 }
 
 // partitionHeader is the one-line summary shared by offsets and show.
-func partitionHeader(tp string, leader int32, online bool, epoch int32, hw, lso, logStart int64, isr []int32) string {
+func partitionHeader(tp string, leader int32, online, leaderless bool, epoch int32, hw, lso, logStart int64, isr []int32) string {
 	l := fmt.Sprint(leader)
-	if !online {
+	switch {
+	case leaderless:
+		l = fmt.Sprintf("none (%d fenced)", leader)
+	case !online:
 		l += " (offline)"
 	}
 	return fmt.Sprintf("%s  leader=%s epoch=%d  HW=%d  LSO=%d  log-start=%d  ISR=%s", tp, l, epoch, hw, lso, logStart, brokerSet(isr))
 }
 
 func (v offsetsView) writeText(w io.Writer, _ *style) error {
-	fmt.Fprintln(w, partitionHeader(fmt.Sprintf("%s-%d", v.Topic, v.Partition), v.Leader, v.Online, v.LeaderEpoch, v.HW, v.LSO, v.LogStart, v.ISR))
+	fmt.Fprintln(w, partitionHeader(fmt.Sprintf("%s-%d", v.Topic, v.Partition), v.Leader, v.Online, v.Leaderless, v.LeaderEpoch, v.HW, v.LSO, v.LogStart, v.ISR))
 	var rows [][]string
+	perReplicaHW := len(v.Replicas) > 0 && v.Replicas[0].HW != nil
 	for _, r := range v.Replicas {
 		isr, lag, fetch, state := "no", fmt.Sprint(r.Lag), "-", "up"
 		if r.InISR {
@@ -281,10 +309,20 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 			state = "crashed"
 		case r.Diverged:
 			state = "diverged"
+		case r.Reconciling:
+			state = "reconciling"
 		}
-		rows = append(rows, []string{fmt.Sprint(r.Broker), r.Role, fmt.Sprint(r.LEO), fmt.Sprint(r.LogStart), isr, lag, fetch, state})
+		row := []string{fmt.Sprint(r.Broker), r.Role, fmt.Sprint(r.LEO), fmt.Sprint(r.LogStart), isr, lag, fetch, state}
+		if perReplicaHW {
+			row = slices.Insert(row, 3, fmt.Sprint(*r.HW))
+		}
+		rows = append(rows, row)
 	}
-	if err := renderTable(w, []string{"BROKER", "ROLE", "LEO", "LOG-START", "IN-ISR", "LAG", "LAST-FETCH-MS", "STATE"}, rows); err != nil {
+	head := []string{"BROKER", "ROLE", "LEO", "LOG-START", "IN-ISR", "LAG", "LAST-FETCH-MS", "STATE"}
+	if perReplicaHW {
+		head = slices.Insert(head, 3, "HW")
+	}
+	if err := renderTable(w, head, rows); err != nil {
 		return err
 	}
 	for _, p := range v.PendingAcks {
@@ -293,7 +331,11 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 				p.ID, offsetsText(*p.Original, p.Target-1), p.Target-1, p.hw)
 			continue
 		}
-		fmt.Fprintf(w, "pending acks=all: ack #%d waits %s\n", p.ID, untilReached(p.Waiting, p.Target))
+		until := untilReached(p.Waiting, p.Target)
+		if p.hold && p.DeadlineMs != nil {
+			until += fmt.Sprintf(", or fails REQUEST_TIMED_OUT at %d ms", *p.DeadlineMs)
+		}
+		fmt.Fprintf(w, "pending acks=all: ack #%d waits %s\n", p.ID, until)
 	}
 	return nil
 }

@@ -231,6 +231,7 @@ type brokerList struct {
 type brokerInfo struct {
 	Broker         int32    `json:"broker"`
 	Up             bool     `json:"up"`
+	Fenced         bool     `json:"fenced,omitempty"` // by the KRaft controller
 	LeaderOf       []string `json:"leader_of"`
 	ReplicaOf      []string `json:"replica_of"`
 	UnflushedBytes int64    `json:"unflushed_bytes"`
@@ -240,7 +241,10 @@ func (b brokerList) writeText(w io.Writer, _ *style) error {
 	var rows [][]string
 	for _, x := range b.Brokers {
 		state := "up"
-		if !x.Up {
+		switch {
+		case x.Fenced:
+			state = "crashed, fenced"
+		case !x.Up:
 			state = "crashed"
 		}
 		rows = append(rows, []string{fmt.Sprint(x.Broker), state, strings.Join(x.LeaderOf, ","), strings.Join(x.ReplicaOf, ","), fmt.Sprint(x.UnflushedBytes)})
@@ -255,7 +259,7 @@ func runBrokerList(s *Session, w io.Writer, a *Args) error {
 	}
 	res := brokerList{Brokers: []brokerInfo{}}
 	for _, b := range bs {
-		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes})
+		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, Fenced: b.Fenced, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes})
 	}
 	return s.emit(w, res)
 }

@@ -36,6 +36,9 @@ type Ack struct {
 	// next offset); Captured is the ISR snapshot taken at append time.
 	Target   int64
 	Captured []int32
+	// DeadlineMs is when it fails with REQUEST_TIMED_OUT under
+	// hw.under.min.isr=hold (0: never).
+	DeadlineMs int64
 }
 
 type waiter struct {
@@ -137,7 +140,8 @@ func (rs *ReplicaSet) Append(b *record.Batch, acks AckMode, source string) (*Ack
 	}
 	ack.value = res // kept until resolution
 	ack.Target, ack.Captured = info.NextOffset, rs.ISR()
-	rs.waiters = append(rs.waiters, &waiter{ack: ack, deadlineMs: rs.deadline()})
+	ack.DeadlineMs = rs.deadline()
+	rs.waiters = append(rs.waiters, &waiter{ack: ack, deadlineMs: ack.DeadlineMs})
 	rs.advanceHighWatermark()
 	return ack, nil
 }
@@ -166,7 +170,8 @@ func (rs *ReplicaSet) acknowledgeDuplicate(ack *Ack, dup *ProducerEntry) *Ack {
 	}
 	ack.value = res
 	ack.Target = dup.NextOffset
-	rs.waiters = append(rs.waiters, &waiter{ack: ack, hwOnly: true, deadlineMs: rs.deadline()})
+	ack.DeadlineMs = rs.deadline()
+	rs.waiters = append(rs.waiters, &waiter{ack: ack, hwOnly: true, deadlineMs: ack.DeadlineMs})
 	rs.resolveWaiters()
 	return ack
 }

@@ -101,10 +101,9 @@ func (rs *ReplicaSet) uncleanElection(broker int32) (*DataLost, error) {
 	}
 	rs.leaderless = false
 	// The new leader's log is the truth from now on: the HW cannot cover
-	// what it does not have.
-	if leo < rs.hw {
-		rs.hw = leo
-	}
+	// what it does not have, and alone in the ISR it covers all it has.
+	rs.hw = min(rs.hw, leo)
+	r.hw = rs.hw
 	if err := rs.changeLeader(broker, fmt.Sprintf("unclean election: broker %d was not in the ISR (unclean.leader.election.enable=true)", broker)); err != nil {
 		return nil, err
 	}

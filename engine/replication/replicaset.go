@@ -310,6 +310,9 @@ func (rs *ReplicaSet) checkOnline() error {
 			break
 		}
 	}
+	if rs.rules().KeepISR {
+		hint += "; the KRaft controller elects a new leader once it fences the broker (clock advance past broker.session.timeout.ms)"
+	}
 	return kerr.New(kerr.LeaderNotAvailable, "leader %d of %s is down; %s", rs.leader, rs.tp, hint)
 }
 

@@ -1,0 +1,56 @@
+# Kafka rules (rules=kafka, help rules): what changes when the cluster runs Kafka 4.x's rules.
+cluster open brokers=1,2,3 rules=kafka
+config show
+# murmur2 (Utils.murmur2): alice is partition 1 of 2 under both rule sets, 0 of 3 under Kafka's.
+topic create orders partitions=3 rf=3
+produce orders key=alice value=created
+# Followers learn the HW one fetch round late (follower.hw=fetch).
+replicate
+offsets orders-0
+replicate
+show orders-0
+# The KRaft controller fences a crashed broker after broker.session.timeout.ms and elects from the ISR.
+broker crash 1
+produce orders key=alice value=lost
+clock advance 9s
+clock advance 1ms
+broker list
+offsets orders-0
+replicate
+# KAFKA-15583: the HW holds while the ISR is below min.insync.replicas; acks=all times out.
+config set min.insync.replicas=2
+produce orders key=alice value=held acks=all
+config set min.insync.replicas=3
+produce orders key=alice value=refused acks=all
+config set min.insync.replicas=2 replica.lag.time.max.ms=1000
+broker crash 3
+clock advance 9001ms
+produce orders key=alice value=acks1 acks=1
+offsets orders-0
+clock advance 30s
+# NOT_LEADER_OR_FOLLOWER for a pending acks=all at a leader change; a single rule flipped back.
+cluster open brokers=1,2 rules=kafka truncation=high-watermark
+config show
+topic create t partitions=1 rf=2
+produce t value=a acks=all
+promote t-0 2
+# A partition without a live ISR member stays leaderless unless unclean election is enabled.
+cluster open brokers=1,2 rules=kafka
+topic create u partitions=1 rf=2
+produce u value=a acks=all
+replicate
+broker crash 2 keep-unflushed
+clock advance 9001ms
+produce u value=b acks=all
+broker restart 2
+broker crash 1 keep-unflushed
+clock advance 9001ms
+offsets u-0
+produce u value=c
+config set unclean.leader.election.enable=true
+clock advance 1ms
+offsets u-0
+# An idempotent producer's stale epoch is INVALID_PRODUCER_EPOCH at a partition.
+producer create old batch.size=1 transactional.id=w
+producer create new batch.size=1 transactional.id=w
+producer send old u value=zombie
