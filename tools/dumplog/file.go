@@ -15,22 +15,24 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
-// Format is an output format: "text" (Kafka's shape) or "json".
+// Format is an output format: "text" (Kafka's shape), "kafka" (Kafka
+// 4.0's lines, KafkaText) or "json".
 type Format string
 
 // The output formats.
 const (
-	FormatText Format = "text"
-	FormatJSON Format = "json"
+	FormatText  Format = "text"
+	FormatKafka Format = "kafka"
+	FormatJSON  Format = "json"
 )
 
-// ParseFormat reads "text" or "json".
+// ParseFormat reads "text", "kafka" or "json".
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case FormatText, FormatJSON:
+	case FormatText, FormatKafka, FormatJSON:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want text or json)", s)
+	return "", fmt.Errorf("unknown format %q (want text, kafka or json)", s)
 }
 
 // ReadSegmentFile reads a segment log file and splits it into valid frames
@@ -52,7 +54,7 @@ func ReadSegmentFile(path string) (Segment, error) {
 		seg.Frames[i] = Frame{Position: s.Position, Bytes: data[s.Position : s.Position+int64(s.Size)], Meta: s.Meta}
 	}
 	if reason != nil {
-		seg.Invalid = &Invalid{Position: int64(valid), Bytes: int64(len(data) - valid), Reason: kerr.MessageOf(reason)}
+		seg.Invalid = &Invalid{Position: int64(valid), Bytes: int64(len(data) - valid), Reason: kerr.MessageOf(reason), Data: data[valid:]}
 	}
 	return seg, nil
 }
@@ -68,8 +70,11 @@ func DumpFile(w io.Writer, path string, format Format, records bool) error {
 	if err != nil {
 		return err
 	}
-	if format == FormatJSON {
+	switch format {
+	case FormatJSON:
 		return JSON(w, seg, records)
+	case FormatKafka:
+		return KafkaText(w, seg, records)
 	}
 	return Text(w, seg, records)
 }

@@ -54,3 +54,33 @@ offsets u-0
 producer create old batch.size=1 transactional.id=w
 producer create new batch.size=1 transactional.id=w
 producer send old u value=zombie
+# Kafka 4.0's views (views=kafka): topic describe, consumer groups, dump-log.
+cluster open brokers=1,2,3 rules=kafka min.insync.replicas=2
+topic create a partitions=2 rf=3
+topic describe a
+broker crash 1
+clock advance 10s
+broker restart 1
+replicate
+topic describe a
+consumer create c1 group=g
+consumer create c2 group=g
+consumer subscribe c1 a
+consumer subscribe c2 a
+consumer refresh c1
+produce a key=k value=v partition=1
+produce a key=k tombstone partition=1
+consumer poll c1
+consumer commit c1
+group describe g
+group describe g members
+txn begin x
+txn send x a value=in partition=1
+replicate
+txn commit x
+replicate
+log dump a-1 records
+corrupt a-1 mode=flip bytes=1
+log dump a-1 records
+config set views=minikafka
+topic describe a
