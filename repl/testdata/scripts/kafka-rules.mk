@@ -84,3 +84,6 @@ corrupt a-1 mode=flip bytes=1
 log dump a-1 records
 config set views=minikafka
 topic describe a
+# help rules lists every rule with both behaviours; help errors the codes with Kafka's names.
+help rules
+help errors
