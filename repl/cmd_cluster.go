@@ -91,7 +91,8 @@ var configCommand = &Command{
 			Args:    "key=value...",
 			Summary: "change knobs; those read only at open say that they need a restart",
 			Detail: `min.insync.replicas, replica.lag.max.offsets, replica.lag.time.max.ms,
-replica.fetch.max.bytes and session.timeout.ms apply at once.
+replica.fetch.max.bytes, session.timeout.ms and the rules (rules=kafka, or
+one rule such as truncation=leader-epoch: help rules) apply at once.
 segment.bytes and index.interval.bytes are read when logs are opened:
 they apply after cluster restart. Every value is checked before any is
 changed.
@@ -119,9 +120,13 @@ milliseconds; clock advance moves it and runs what became due.`,
 			Positional: []Param{{Name: "DURATION", Values: choices("100ms", "1s", "10s", "1m")}},
 			Detail: `DURATION is 500ms, 10s, 2m or a bare number of milliseconds. After the
 clock moves, the cluster runs what is due, in a fixed order: every
-producer's linger.ms flushes, then the ISR check of every partition
-(a follower that has not fetched for replica.lag.time.max.ms leaves
-the ISR), then consumer session expiry. Each effect is printed.`,
+producer's linger.ms flushes, then under controller=kraft the controller
+(a crashed broker silent for longer than broker.session.timeout.ms is
+fenced, leaves every ISR, and its partitions elect new leaders), then
+the ISR check of every partition (a follower that has not fetched for
+replica.lag.time.max.ms leaves the ISR), then under hw.under.min.isr=hold
+the acks=all requests pending for request.timeout.ms fail with
+REQUEST_TIMED_OUT, then consumer session expiry. Each effect is printed.`,
 			Run: runClockAdvance,
 		},
 	},

@@ -24,12 +24,17 @@ var produceCommand = &Command{
 batch.size=1 would, and prints TOPIC-P@OFFSET. Without partition=, a keyed
 record goes to crc32(key) mod partitions and a keyless one to the topic's
 sticky partition: the cluster keeps one per topic, starting at 0, and
-moves it to the next partition after each keyless produce that succeeds
-(Kafka's sticky partitioner with one-record batches). acks defaults to 1.
+moves it to the next partition after each keyless produce that succeeds.
+Under partitioner=murmur2 (rules=kafka) a keyed record goes where a Kafka
+producer puts it, toPositive(murmur2(key)) mod partitions, and a keyless
+one to a random partition with a leader, kept until batch.size (16384)
+bytes went to it (Kafka's sticky partitioner, KIP-794). acks defaults to 1.
 
   acks=0    the leader appends, but the producer is never told the offset
   acks=1    acknowledged once the leader has it (followers may not)
   acks=all  pending until every ISR member has it; replicate resolves it
+            (under hw.under.min.isr=hold, until the HW covers it, or
+            REQUEST_TIMED_OUT after request.timeout.ms)
 
 A missing key= is a null key; key="" is the empty key. value= is required
 unless the record is a tombstone (a null value). timestamp=MS sets the

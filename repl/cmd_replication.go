@@ -35,8 +35,13 @@ only the committed prefix: the new leader truncates to the high
 watermark, the leader epoch goes up by one, the ISR becomes just the new
 leader, and pending acks=all waiters fail with FENCED_LEADER_EPOCH.
 Replicas that hold records beyond the HW are marked diverged and
-truncate before they fetch again. (Kafka keeps the new leader's log and
-reconciles followers by leader epoch, KIP-101.)`,
+truncate before they fetch again.
+
+Kafka's rules differ, one knob each (help rules): under
+truncation=leader-epoch the new leader keeps its whole log and followers
+reconcile by leader epoch (OffsetsForLeaderEpoch, KIP-101); under
+controller=kraft this is an admin election and the ISR stays; under
+errors=kafka pending acks=all fail with NOT_LEADER_OR_FOLLOWER.`,
 	Chapter:    6,
 	Group:      "Replication and failure",
 	Positional: []Param{{Name: "TP", Values: livePartitions}, {Name: "ID", Values: liveBrokers}},
@@ -50,7 +55,9 @@ var rejoinCommand = &Command{
 	Detail: `The follower truncates to the high watermark if it is above it, takes the
 current leader epoch and leaves the ISR; it re-enters at a later
 replicate once it meets the ISR rules again (caught up to the HW and
-within the lag limits). The leader cannot rejoin.`,
+within the lag limits). Under truncation=leader-epoch it cuts where the
+leader's answer to OffsetsForLeaderEpoch says instead. The leader cannot
+rejoin.`,
 	Chapter:    6,
 	Group:      "Replication and failure",
 	Positional: []Param{{Name: "TP", Values: livePartitions}, {Name: "ID", Values: liveBrokers}},

@@ -77,9 +77,14 @@ its restart, and its logs lose the bytes appended since their last flush
 			Positional: []Param{{Name: "ID", Values: liveBrokers}},
 			Flags:      []Param{{Name: "keep-unflushed"}},
 			Detail: `The broker stops. Partitions it led answer LEADER_NOT_AVAILABLE until
-promote TP ID picks an in-sync replica or the broker restarts. A crashed
-follower stays in the ISR until replica.lag.time.max.ms passes without a
-fetch (clock advance), which is how Kafka notices.`,
+promote TP ID picks an in-sync replica or the broker restarts. Under
+MiniKafka's manual controller a crashed follower stays in the ISR until
+replica.lag.time.max.ms passes without a fetch (clock advance). Kafka
+notices a dead broker differently: its KRaft controller fences a broker
+that has not heartbeated for broker.session.timeout.ms (9 s), removes it
+from every ISR and elects new leaders from the ISR. controller=kraft
+(rules=kafka) does that: clock advance past broker.session.timeout.ms,
+and each controller decision is printed.`,
 			Run: runBrokerCrash,
 		},
 		{
@@ -89,8 +94,12 @@ fetch (clock advance), which is how Kafka notices.`,
 			Positional: []Param{{Name: "ID", Values: liveBrokers}},
 			Detail: `Each of the broker's logs is reopened with real recovery: without a
 clean-shutdown marker the active segment is rescanned and a torn tail
-cut off. A follower above the HW truncates to it; it catches up at the
-next replicate. A partition it led comes back in a new leader epoch.`,
+cut off. A follower above the HW truncates to it (under
+truncation=leader-epoch it keeps its log and asks the leader where it
+diverges before its next fetch); it catches up at the next replicate. A
+partition it led comes back in a new leader epoch. Under controller=kraft
+the broker registers as a new incarnation: the controller fences the old
+one first, so it comes back outside every ISR it could leave.`,
 			Run: runBrokerRestart,
 		},
 	},

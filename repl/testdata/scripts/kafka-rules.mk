@@ -87,3 +87,14 @@ topic describe a
 # help rules lists every rule with both behaviours; help errors the codes with Kafka's names.
 help rules
 help errors
+# Kafka's idempotence window: a retry of any of the last five batches is a duplicate (idempotence.window=5).
+cluster open brokers=1 rules=kafka
+topic create w
+producer create p batch.size=1 idempotent
+producer send p w value=a
+producer send p w value=b
+producer send p w value=c
+producer retry p back=3
+producer retry p back=6
+config set idempotence.window=1
+producer retry p back=2
