@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/producer"
 )
 
 // retried is the result of producer retry: what the broker did with the

@@ -65,7 +65,25 @@ func (rs *ReplicaSet) ElectLeader(unclean bool, excluded int32) (Election, error
 		if b != excluded && rs.isr[b] && rs.replicas[b].Up() {
 			out.Elected, out.Leader = true, b
 			rs.leaderless = false
-			return out, rs.changeLeader(b, "elected by the controller from the ISR")
+			// A member that came back from a machine failure may have lost
+			// records the HW covered (unflushed bytes) and still be the
+			// last of the ISR: Kafka elects it all the same (without
+			// eligible leader replicas, KIP-966), and the loss is real.
+			r, hw := rs.replicas[b], rs.hw
+			leo := r.LEO()
+			if leo < hw {
+				rs.hw, r.hw = leo, min(r.hw, leo)
+			}
+			if err := rs.changeLeader(b, "elected by the controller from the ISR"); err != nil {
+				return out, err
+			}
+			if leo < hw {
+				ev := DataLost{TP: rs.tp, Broker: b, From: hw, To: leo,
+					Reason: fmt.Sprintf("broker %d, the last running member of the ISR, lost them to a machine failure and was elected all the same", b)}
+				rs.env.Events.Emit(ev)
+				out.Lost = &ev
+			}
+			return out, nil
 		}
 	}
 	if unclean {

@@ -46,6 +46,11 @@ func (rs *ReplicaSet) Promote(broker int32) error {
 func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 	r := rs.replicas[broker]
 	rs.raiseHighWatermark()
+	// The outgoing leader knew the partition's HW; as a follower that is
+	// the HW it starts from (follower.hw=fetch).
+	if o := rs.replicas[rs.leader]; !rs.leaderless {
+		o.hw = max(o.hw, min(rs.hw, o.LEO()))
+	}
 	if _, err := rs.truncate(r, electedLeader); err != nil {
 		return err
 	}

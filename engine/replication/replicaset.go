@@ -381,6 +381,9 @@ func (rs *ReplicaSet) raiseHighWatermark() {
 		rs.env.Events.Emit(HWMoved{TP: rs.tp, From: rs.hw, To: next})
 		rs.hw = next
 	}
+	if l := rs.replicas[rs.leader]; !rs.leaderless {
+		l.hw = rs.hw // the leader knows the HW it computes
+	}
 }
 
 // knownLEO is a replica's LEO as the leader may count it for the HW: a
