@@ -22,6 +22,10 @@ type materialArgs struct {
 	all     bool
 	rewrite bool
 	help    bool
+	// settings are the --set key=value pairs (lab run and lab step): the
+	// sessions run with them, and every cluster a lab opens inherits its
+	// rule settings (--set rules=kafka runs a lab under Kafka's rules).
+	settings map[string]string
 }
 
 // parseMaterialArgs reads args; allowed names the boolean flags the
@@ -60,6 +64,22 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 				return nil, fmt.Errorf("--lang: %w", err)
 			}
 			a.lang = value
+		case name == "set" && slices.Contains(allowed, "set"):
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, errors.New("--set needs key=value")
+				}
+				i++
+				value = args[i]
+			}
+			k, v, ok := strings.Cut(value, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("--set wants key=value, got %q", value)
+			}
+			if a.settings == nil {
+				a.settings = map[string]string{}
+			}
+			a.settings[k] = v
 		case hasValue || !slices.Contains(allowed, name):
 			return nil, fmt.Errorf("unknown flag %s", arg)
 		case name == "all":
@@ -142,6 +162,15 @@ func printProblems(w io.Writer, cat *labs.Catalog) bool {
 // replace it.
 var newExecutor = func(env *Env) labs.NewExecutor { return SessionExecutor(env.Content) }
 
+// newExecutorWith is newExecutor with session settings (--set); without
+// any it is newExecutor itself.
+func newExecutorWith(env *Env, settings map[string]string) labs.NewExecutor {
+	if len(settings) == 0 {
+		return newExecutor(env)
+	}
+	return SessionExecutorWith(env.Content, settings)
+}
+
 // SessionExecutor is the runner's executor for the real command language: a
 // fresh REPL session each time (text output, no colour, its own temporary
 // cluster) with content as its teaching material. A command that panics
@@ -150,9 +179,15 @@ var newExecutor = func(env *Env) labs.NewExecutor { return SessionExecutor(env.C
 // tests use it:
 //
 //	labs.RunAll(t, content, cli.SessionExecutor(content))
-func SessionExecutor(content fs.FS) labs.NewExecutor {
+func SessionExecutor(content fs.FS) labs.NewExecutor { return SessionExecutorWith(content, nil) }
+
+// SessionExecutorWith is SessionExecutor with session settings by Kafka
+// name, as repl --set gives them: every cluster a lab opens inherits the
+// rule settings (rules=kafka runs the lab under Kafka's rules unless its
+// cluster open names the rules itself).
+func SessionExecutorWith(content fs.FS, settings map[string]string) labs.NewExecutor {
 	return func() (labs.Executor, error) {
-		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content})
+		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content, Settings: settings})
 		if err != nil {
 			return nil, err
 		}
