@@ -274,6 +274,15 @@ func (p *PartitionObservation) checkISRBelowOwnHW() []Violation {
 	if !ok {
 		return nil
 	}
+	// Retention and compaction remove batches from one replica's log and
+	// not another's: a batch below the leader's log start, or in a gap of
+	// the leader's log below its LEO, is not a disagreement.
+	var leaderStart, leaderLEO int64
+	for _, r := range p.Replicas {
+		if r.Broker == p.Leader {
+			leaderStart, leaderLEO = r.LogStart, r.LEO
+		}
+	}
 	var out []Violation
 	for _, r := range p.Replicas {
 		if !r.Up || !r.InISR || r.Diverged || r.Reconciling || r.Broker == p.Leader {
@@ -283,7 +292,13 @@ func (p *PartitionObservation) checkISRBelowOwnHW() []Violation {
 			if b.Meta.BaseOffset >= r.HW {
 				break
 			}
+			if b.Meta.BaseOffset < leaderStart {
+				continue
+			}
 			i := batchHolding(leader, b.Meta.BaseOffset)
+			if i < 0 && b.Meta.BaseOffset < leaderLEO {
+				continue
+			}
 			if i < 0 || leader[i].Meta.BaseOffset != b.Meta.BaseOffset || !bytes.Equal(leader[i].Frame, b.Frame) {
 				out = append(out, violation(ISRAgreesBelowOwnHW, p.TP, r.Broker, "holds the batch at offset %d below its own HW %d, which leader %d does not hold",
 					b.Meta.BaseOffset, r.HW, p.Leader))

@@ -147,6 +147,7 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	now := rs.env.Clock.NowMs()
 	rs.noteFetchState(r, leader.LEO(), now)
 	r.lastFetchMs = now
+	r.fetched = true
 	r.hw = min(hwInResponse, r.LEO())
 	rs.noteCopy(&f, r)
 	return f, nil

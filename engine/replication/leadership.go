@@ -97,7 +97,13 @@ func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 		rs.markFollower(rs.replicas[b])
 	}
 	rs.FailPending(rs.leaderChangeError(old))
-	return rs.rebuildProducerState()
+	if err := rs.rebuildProducerState(); err != nil {
+		return err
+	}
+	// The new leader may advance its HW at once: the ISR may be down to it
+	// (Partition.makeLeader ends with maybeIncrementLeaderHW).
+	rs.advanceHighWatermark()
+	return nil
 }
 
 // Rejoin brings a follower back after a failover (§10.5): a diverged replica

@@ -62,6 +62,10 @@ type Replica struct {
 	// is the leader's LEO at its last fetch (Replica.updateFetchStateOrThrow).
 	caughtUpMs         int64
 	lastFetchLeaderLEO int64
+	// fetched is set by a fetch and cleared by the next ISR refresh: under
+	// Kafka's ISR rule a replica joins the ISR only as it fetches
+	// (Partition.maybeExpandIsr runs on a follower's fetch).
+	fetched bool
 }
 
 // Up reports whether the replica's broker is running.
@@ -461,6 +465,7 @@ func (rs *ReplicaSet) RefreshISR() {
 			ok = rule == caughtUp
 			why = func() string { return rule.reason(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag) }
 		}
+		r.fetched = false
 		if ok != rs.isr[b] {
 			if ok {
 				rs.addISR(b)
@@ -477,8 +482,9 @@ func (rs *ReplicaSet) RefreshISR() {
 // kafkaInSync is Kafka's ISR rule. A member stays while it is caught up
 // (Replica.isCaughtUp: at the leader's LEO, or caught up within
 // replica.lag.time.max.ms), so a follower at the leader's LEO never leaves
-// for silence; a running replica joins once its LEO reaches the HW and the
-// start offset of the leader's current epoch (Partition.isFollowerInSync).
+// for silence; a running replica joins as it fetches, once its LEO reaches
+// the HW and the start offset of the leader's current epoch
+// (Partition.maybeExpandIsr, isFollowerInSync).
 func (rs *ReplicaSet) kafkaInSync(r *Replica, leaderLEO, now int64) (bool, func() string) {
 	lag := rs.env.Settings.Lag.MaxTimeMs
 	if rs.isr[r.Broker] {
@@ -491,7 +497,7 @@ func (rs *ReplicaSet) kafkaInSync(r *Replica, leaderLEO, now int64) (bool, func(
 	}
 	leo := r.LEO()
 	switch {
-	case !r.Up():
+	case !r.Up() || !r.fetched:
 		return false, nil
 	case r.reconcile || r.diverged || leo > leaderLEO:
 		return false, nil
