@@ -10,6 +10,7 @@ import (
 
 	"github.com/minikafka-lab/minikafka/cli"
 	"github.com/minikafka-lab/minikafka/labs"
+	"github.com/minikafka-lab/minikafka/repl"
 )
 
 // TestContent runs the real teaching material of the repository (the
@@ -92,3 +93,16 @@ Kafka's rules but MiniKafka's views and follower HW. Run the lab with
 ` + "`--set rules=kafka`" + ` to see the diff, and read ` + "`help rules`" + ` for why.
 
 `
+
+// TestRulesHelpNamesRealLabs: every lab `help rules` names exists.
+func TestRulesHelpNamesRealLabs(t *testing.T) {
+	cat, err := labs.Load(os.DirFS(".."), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range repl.RuleLabs() {
+		if _, err := cat.Lab(id); err != nil {
+			t.Errorf("help rules names lab %s: %v", id, err)
+		}
+	}
+}

@@ -178,3 +178,13 @@ func ruleKnobNames() []string {
 	}
 	return out
 }
+
+// RuleLabs lists the lab IDs `help rules` names, for a check that each
+// exists.
+func RuleLabs() []string {
+	var out []string
+	for _, r := range ruleHelps {
+		out = append(out, r.Labs...)
+	}
+	return out
+}
