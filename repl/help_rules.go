@@ -59,7 +59,7 @@ var ruleHelps = []ruleHelp{
 		MiniKafka: "1: a partition recognises a retry of the producer's last batch only",
 		Kafka:     "5: a retry of any of the last five batches per producer and partition; an older one is OUT_OF_ORDER_SEQUENCE_NUMBER",
 		Source:    "ProducerStateEntry.NUM_BATCHES_TO_RETAIN",
-		Labs:      []string{"04-08"}},
+		Labs:      []string{"09-05"}},
 	{Knob: "controller", Values: "manual|kraft",
 		MiniKafka: "a crashed leader's partitions stay offline until promote TP ID or its restart; a crashed follower leaves the ISR by the lag rule",
 		Kafka:     "a broker silent for longer than broker.session.timeout.ms is fenced, leaves every ISR, and its partitions elect the first live ISR replica; promote stays as an admin election; a restarted broker comes back outside the ISR",
@@ -74,7 +74,7 @@ var ruleHelps = []ruleHelp{
 		MiniKafka: "topic describe, group describe and log dump print the tool's Kafka-like lines (Kafka 2.4 to 2.7's topic lines)",
 		Kafka:     "Kafka 4.0's lines: TopicId, Elr and LastKnownElr, rows grouped by member, dump-log without key:/payload: for nulls, isvalid: false",
 		Source:    "TopicCommand, ConsumerGroupCommand, DumpLogSegments",
-		Labs:      nil},
+		Labs:      []string{"06-13"}},
 }
 
 // rulesHelp is the result of `help rules` (and `help kafka`).
