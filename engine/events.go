@@ -24,6 +24,7 @@ type (
 	ReplicaDiverged    = replication.ReplicaDiverged
 	LeaderChanged      = replication.LeaderChanged
 	LeaderEpochChecked = replication.LeaderEpochChecked
+	FollowerHWLearned  = replication.FollowerHWLearned
 	DataLost           = replication.DataLost
 	AckResolved        = replication.AckResolved
 	AckFailed          = replication.AckFailed

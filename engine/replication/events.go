@@ -196,6 +196,23 @@ func (e LeaderEpochChecked) String() string {
 	return fmt.Sprintf("%s broker %d OffsetsForLeaderEpoch(epoch %d) -> leader %d: epoch %d ends at offset %d", e.TP, e.Broker, e.Requested, e.Leader, e.Epoch, e.EndOffset)
 }
 
+// FollowerHWLearned: under follower.hw=fetch a follower took a new high
+// watermark from its fetch response (the leader's HW before this round's
+// ISR refresh, capped at the follower's LEO), one round after the leader.
+type FollowerHWLearned struct {
+	TP       topic.Partition
+	Broker   int32
+	From, To int64
+}
+
+// Kind returns "follower_hw".
+func (FollowerHWLearned) Kind() string { return "follower_hw" }
+
+// String describes the event on one line.
+func (e FollowerHWLearned) String() string {
+	return fmt.Sprintf("%s follower %d HW %d -> %d (from its fetch response)", e.TP, e.Broker, e.From, e.To)
+}
+
 // LeaderChanged: a new leader epoch began.
 type LeaderChanged struct {
 	TP       topic.Partition

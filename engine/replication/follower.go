@@ -148,8 +148,12 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	rs.noteFetchState(r, leader.LEO(), now)
 	r.lastFetchMs = now
 	r.fetched = true
+	was := r.hw
 	r.hw = min(hwInResponse, r.LEO())
 	rs.noteCopy(&f, r)
+	if rs.rules().FollowerHW == FetchedHW && r.hw != was {
+		rs.env.Events.Emit(FollowerHWLearned{TP: rs.tp, Broker: r.Broker, From: was, To: r.hw})
+	}
 	return f, nil
 }
 
