@@ -216,8 +216,9 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
 	if c.kraft() {
 		// An unfenced broker can lead the partitions left without a
-		// leader (ReplicationControlManager.handleBrokerUnfenced).
-		c.electLeaderless()
+		// leader, uncleanly if the setting allows it
+		// (ReplicationControlManager.handleBrokerUnfenced).
+		c.electLeaderless(c.cfg.Rules.UncleanLeaderElection)
 	}
 	return rep, errors.Join(errs...)
 }

@@ -73,6 +73,10 @@ type Cluster struct {
 	topics  map[string]int32 // topic -> partition count; the replica sets hold the rest
 	sets    map[TopicPartition]*replication.ReplicaSet
 	brokers map[int32]*brokerInfo
+	// uncleanCheckDueMs is when the KRaft controller next looks for
+	// leaderless partitions to elect uncleanly
+	// (QuorumController.maybeScheduleNextElectUncleanLeaders).
+	uncleanCheckDueMs int64
 
 	identities  *producer.IdentityStore
 	producers   []*producer.Producer
@@ -156,6 +160,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	for _, b := range cfg.BrokerIDs {
 		c.brokers[b] = &brokerInfo{up: true}
 	}
+	c.uncleanCheckDueMs = clk.NowMs() + cfg.UncleanLeaderElectionIntervalMs
 
 	// Step 2: open every replica log with the partition's metadata epoch.
 	logs := map[TopicPartition]map[int32]*storage.Log{}

@@ -46,7 +46,7 @@ func TestConfigKeysTable(t *testing.T) {
 	t.Parallel()
 	want := []string{"segment.bytes", "index.interval.bytes", "session.timeout.ms", "replica.lag.max.offsets",
 		"replica.lag.time.max.ms", "replica.fetch.max.bytes", "min.insync.replicas",
-		"broker.session.timeout.ms", "request.timeout.ms",
+		"broker.session.timeout.ms", "request.timeout.ms", "unclean.leader.election.interval.ms",
 		"rules", "partitioner", "truncation", "follower.hw", "hw.under.min.isr", "replica.lag.from", "errors",
 		"idempotence.window", "controller", "unclean.leader.election.enable", "views"}
 	var got []string

@@ -41,6 +41,11 @@ type Config struct {
 	// RequestTimeoutMs is request.timeout.ms: under hw.under.min.isr=hold a
 	// pending acks=all write fails with REQUEST_TIMED_OUT after this long.
 	RequestTimeoutMs int64
+	// UncleanLeaderElectionIntervalMs is Kafka's internal
+	// unclean.leader.election.interval.ms: under controller=kraft the
+	// controller looks for leaderless partitions it may elect uncleanly this
+	// often (besides at fencing and at a broker's return).
+	UncleanLeaderElectionIntervalMs int64
 }
 
 // DefaultConfig returns the spec's defaults with one broker (id 1), under
@@ -59,6 +64,8 @@ func DefaultConfig(dataDir string) Config {
 		Rules:                  MiniKafkaRules(),
 		BrokerSessionTimeoutMs: 9000,
 		RequestTimeoutMs:       30_000,
+
+		UncleanLeaderElectionIntervalMs: 300_000,
 	}
 }
 
@@ -136,6 +143,8 @@ var configFields = append([]configField{
 		func(c *Config) int64 { return c.BrokerSessionTimeoutMs }, func(c *Config, v int64) { c.BrokerSessionTimeoutMs = v }),
 	intField(ConfigKey{Name: "request.timeout.ms", Default: "30000", Doc: "under hw.under.min.isr=hold, a pending acks=all write fails with REQUEST_TIMED_OUT after this long"}, true, false,
 		func(c *Config) int64 { return c.RequestTimeoutMs }, func(c *Config, v int64) { c.RequestTimeoutMs = v }),
+	intField(ConfigKey{Name: "unclean.leader.election.interval.ms", Default: "300000", Doc: "under controller=kraft with unclean.leader.election.enable, how often the controller looks for leaderless partitions to elect uncleanly (Kafka's internal setting)"}, true, false,
+		func(c *Config) int64 { return c.UncleanLeaderElectionIntervalMs }, func(c *Config, v int64) { c.UncleanLeaderElectionIntervalMs = v }),
 }, ruleFields()...)
 
 // ConfigKeys lists the knobs by Kafka name, in a fixed order, so the REPL,

@@ -18,9 +18,13 @@ func (c *Cluster) kraft() bool { return c.cfg.Rules.Controller == ControllerKRaf
 // .hasValidSession: the session holds while lastContact + timeout >= now),
 // oldest first, one at a time (ReplicationControlManager
 // .maybeFenceOneStaleBroker). Fencing removes the broker from every ISR and
-// elects new leaders for the partitions it led. Then partitions left without
-// a leader get one if a member of their ISR runs again or, with
-// unclean.leader.election.enable, any replica does (KAFKA-12670).
+// elects new leaders for the partitions it led, uncleanly if
+// unclean.leader.election.enable allows it and no ISR member runs. A
+// partition left without a leader gets one when a member of its ISR returns
+// (RestartBroker) or, with unclean.leader.election.enable, at the
+// controller's periodic check for unclean elections, every
+// unclean.leader.election.interval.ms (KAFKA-12670, 3.9: a setting turned on
+// later takes effect at the next check).
 func (c *Cluster) runController() {
 	if !c.kraft() {
 		return
@@ -33,7 +37,10 @@ func (c *Cluster) runController() {
 		}
 		c.fenceBroker(id, now)
 	}
-	c.electLeaderless()
+	if now >= c.uncleanCheckDueMs {
+		c.uncleanCheckDueMs = now + c.cfg.UncleanLeaderElectionIntervalMs
+		c.electLeaderless(c.cfg.Rules.UncleanLeaderElection)
+	}
 }
 
 // staleBroker is the crashed, unfenced broker with the oldest heartbeat
@@ -90,16 +97,16 @@ func (c *Cluster) fenceBroker(id int32, now int64) {
 }
 
 // electLeaderless elects a leader for every partition the controller left
-// without one, where it now can (handleBrokerUnfenced,
-// maybeElectUncleanLeaders).
-func (c *Cluster) electLeaderless() {
+// without one, where it now can: from the ISR, or with unclean any running
+// replica (handleBrokerUnfenced, maybeElectUncleanLeaders).
+func (c *Cluster) electLeaderless(unclean bool) {
 	changed := false
 	for _, tp := range c.sortedTPs() {
 		rs := c.sets[tp]
 		if !rs.Leaderless() {
 			continue
 		}
-		el, err := rs.ElectLeader(c.cfg.Rules.UncleanLeaderElection, -1)
+		el, err := rs.ElectLeader(unclean, -1)
 		if err != nil {
 			c.events.Emit(ControllerFailed{TP: tp, Message: err.Error()})
 			continue

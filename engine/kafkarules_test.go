@@ -403,6 +403,41 @@ func TestUncleanElectionLosesAcknowledgedDataOnlyWhenEnabled(t *testing.T) {
 	}
 }
 
+// KAFKA-12670 (3.9): a partition already without a leader is elected
+// uncleanly at the controller's next periodic check
+// (QuorumController.maybeScheduleNextElectUncleanLeaders, every
+// unclean.leader.election.interval.ms, 5 minutes), not when the setting
+// changes; fencing and a broker's return elect at once.
+func TestUncleanElectionWaitsForThePeriodicCheck(t *testing.T) {
+	f := withRules(t, []int32{1, 2}, "rules=kafka")
+	f.topic("t", 1, 2)
+	p := tp("t", 0)
+	f.append(p, batchOf("a"), engine.AcksAll)
+	f.replicate(&p)
+	f.c.CrashBroker(2, true)
+	f.advance(9001) // broker 2 fenced: ISR {1}
+	if _, err := f.c.RestartBroker(2); err != nil {
+		t.Fatal(err)
+	}
+	f.c.CrashBroker(1, true)
+	f.advance(9001) // broker 1 fenced: no ISR member runs, no leader
+	if f.state(p).Online {
+		t.Fatal("elected with unclean.leader.election.enable=false")
+	}
+	if _, err := f.c.SetConfig("unclean.leader.election.enable", "true"); err != nil {
+		t.Fatal(err)
+	}
+	// The clock is at 18002 ms; the first check is due at 300000 ms.
+	f.advance(300_000 - 18_002 - 1)
+	if f.state(p).Online {
+		t.Fatal("elected before the periodic check")
+	}
+	f.advance(1)
+	if st := f.state(p); !st.Online || st.Leader != 2 {
+		t.Fatalf("after the check: leader %d online %v", st.Leader, st.Online)
+	}
+}
+
 func (f *fixture) produceAndReplicate(p engine.TopicPartition, value string) {
 	f.t.Helper()
 	f.append(p, batchOf(value), engine.Acks1)

@@ -68,7 +68,7 @@ var ruleHelps = []ruleHelp{
 	{Knob: "unclean.leader.election.enable", Values: "false|true",
 		MiniKafka: "false (only ISR members lead)",
 		Kafka:     "false by default; true lets the KRaft controller elect a replica outside the ISR when no ISR member is alive, and the records it lacks are reported lost",
-		Source:    "PartitionChangeBuilder.electAnyLeader; KAFKA-12670 (4.0) elects when the setting changes",
+		Source:    "PartitionChangeBuilder.electAnyLeader; KAFKA-12670 (3.9): at fencing, at a broker's return, or at the periodic check (unclean.leader.election.interval.ms)",
 		Labs:      []string{"06-14"}},
 	{Knob: "views", Values: "minikafka|kafka",
 		MiniKafka: "topic describe, group describe and log dump print the tool's Kafka-like lines (Kafka 2.4 to 2.7's topic lines)",

@@ -113,7 +113,10 @@ func (rs *ReplicaSet) ElectLeader(unclean bool, excluded int32) (Election, error
 func (rs *ReplicaSet) uncleanElection(broker int32) (*DataLost, error) {
 	r := rs.replicas[broker]
 	hw, leo := rs.hw, r.LEO()
-	for _, b := range slices.Clone(rs.isrOrder) {
+	old := slices.Clone(rs.isrOrder)
+	rs.addISR(broker)
+	rs.env.Events.Emit(ISRExpanded{TP: rs.tp, Broker: broker, Reason: "unclean election: the ISR restarts from the new leader", ISR: rs.ISR()})
+	for _, b := range old {
 		rs.removeISR(b)
 		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: fmt.Sprintf("unclean election of broker %d: the ISR restarts from it", broker), ISR: rs.ISR()})
 	}
