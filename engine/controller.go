@@ -66,10 +66,13 @@ func (c *Cluster) staleBroker(now int64) (int32, bool) {
 // ISR stays), and each partition it led elects a leader. A broker that
 // restarts under the KRaft controller is fenced first if its old session is
 // still valid, so it comes back outside every ISR it could leave and catches
-// up by fetching; with metadata.version 4.0 Kafka also removes a broker
-// that registers after an unclean shutdown from the ISR
-// (ReplicationControlManager.handleBrokerUncleanShutdown, KAFKA-15586), and
-// every crash here is unclean.
+// up by fetching: Kafka refuses the new incarnation's registration while the
+// old session is valid (ClusterControlManager.registerBroker:
+// DuplicateBrokerRegistrationException), so the broker registers only after
+// the controller fenced the old one. (Where eligible leader replicas are
+// enabled, ReplicationControlManager.handleBrokerUncleanShutdown,
+// KAFKA-15586, also takes a broker registering after an unclean shutdown out
+// of every ISR.)
 func (c *Cluster) fenceBroker(id int32, now int64) {
 	b := c.brokers[id]
 	b.fenced = true

@@ -544,11 +544,11 @@ func TestClusterEndOffsetForLeaderEpoch(t *testing.T) {
 
 // Under the KRaft controller a restarted broker is a new incarnation: it
 // cannot register while its old session is valid
-// (ClusterControlManager.registerBroker), and with metadata.version 4.0 a
-// broker registering after an unclean shutdown leaves every ISR
-// (handleBrokerUncleanShutdown, KAFKA-15586). It comes back outside the
-// ISR and rejoins by catching up.
-func TestRestartedBrokerReregistersOutsideISRKAFKA15586(t *testing.T) {
+// (ClusterControlManager.registerBroker: DuplicateBrokerRegistrationException),
+// so it registers after the controller fenced the old incarnation, which
+// removed it from every ISR. It comes back outside the ISR and rejoins by
+// catching up.
+func TestRestartedBrokerReregistersOutsideISRDuplicateBrokerRegistration(t *testing.T) {
 	f := withRules(t, []int32{1, 2, 3}, "rules=kafka")
 	f.topic("t", 1, 3)
 	p := tp("t", 0)
