@@ -171,8 +171,12 @@ type LeaderLost = replication.LeaderLost
 // epoch in the leader's log and the start offset of the epoch after it; for
 // a newer one, or -1, leader epoch -1 and end offset -1 (Kafka's
 // UNDEFINED_EPOCH and UNDEFINED_EPOCH_OFFSET). It works under either rule
-// set. UNKNOWN_TOPIC, UNKNOWN_PARTITION, and LEADER_NOT_AVAILABLE while the
-// partition has no running leader; an epoch below -1 is an argument error.
+// set. The epochs come from the leader's epoch cache, found by binary
+// search over its batch headers (MiniKafka keeps no leader-epoch checkpoint
+// file), the same cache truncation=leader-epoch consults. UNKNOWN_TOPIC,
+// UNKNOWN_PARTITION, and LEADER_NOT_AVAILABLE while the partition has no
+// running leader; an epoch below -1 is an argument error. The Kafka wire
+// adapter's OffsetForLeaderEpoch calls it.
 func (c *Cluster) EndOffsetForLeaderEpoch(tp TopicPartition, epoch int32) (leaderEpoch int32, endOffset int64, err error) {
 	if err := c.guard(); err != nil {
 		return replication.UndefinedEpoch, replication.UndefinedEpochOffset, err

@@ -77,7 +77,8 @@ var ruleHelps = []ruleHelp{
 		Labs:      []string{"06-13"}},
 }
 
-// rulesHelp is the result of `help rules` (and `help kafka`).
+// rulesHelp is the result of `help rules`. (`help kafka` explains the
+// kafka command, the wire listener of chapter 11.)
 type rulesHelp struct {
 	Active string     `json:"active"`
 	Rules  []ruleHelp `json:"rules"`
@@ -163,7 +164,6 @@ func (h errorsHelp) writeText(w io.Writer, _ *style) error {
 // helpTopics are the names `help` explains that are not commands.
 var helpTopics = map[string]func(s *Session) result{
 	"rules":  func(s *Session) result { return newRulesHelp(s) },
-	"kafka":  func(s *Session) result { return newRulesHelp(s) },
 	"errors": func(*Session) result { return newErrorsHelp() },
 }
 

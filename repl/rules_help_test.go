@@ -9,7 +9,7 @@ import (
 )
 
 // help rules lists every rule knob, with both behaviours, a Kafka source
-// and (but for views) a lab; help kafka is the same; help errors names
+// and (but for views) a lab; help kafka stays the kafka command's; help errors names
 // Kafka's code for every code Kafka has.
 func TestHelpRulesCoversEveryRule(t *testing.T) {
 	var knobs []string
@@ -27,8 +27,8 @@ func TestHelpRulesCoversEveryRule(t *testing.T) {
 	if !strings.Contains(out, "Active: rules=minikafka") || !strings.Contains(out, "truncation=high-watermark|leader-epoch (now high-watermark)") {
 		t.Fatalf("help rules:\n%s", out)
 	}
-	if other, _ := run(t, s, "help kafka"); other != out {
-		t.Fatalf("help kafka differs from help rules")
+	if other, _ := run(t, s, "help kafka"); !strings.Contains(other, "kafka listen") {
+		t.Fatalf("help kafka is the kafka command's help:\n%s", other)
 	}
 	errs, _ := run(t, s, "help errors")
 	for _, info := range kerr.Codes() {

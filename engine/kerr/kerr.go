@@ -147,6 +147,7 @@ var kafkaCodes = map[Code]KafkaCode{
 	UnknownMember:                {"UNKNOWN_MEMBER_ID", 25},
 	RebalanceInProgress:          {"REBALANCE_IN_PROGRESS", 27},
 	TopicAlreadyExists:           {"TOPIC_ALREADY_EXISTS", 36},
+	ConcurrentTransactions:       {"CONCURRENT_TRANSACTIONS", 51},
 	InvalidRequest:               {"INVALID_REQUEST", 42},
 	OutOfOrderSequence:           {"OUT_OF_ORDER_SEQUENCE_NUMBER", 45},
 	InvalidProducerEpoch:         {"INVALID_PRODUCER_EPOCH", 47},
