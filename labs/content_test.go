@@ -88,8 +88,11 @@ Every lab replayed with the session under Kafka 4.x's rules
 "Only the views differ" means that the records, offsets, acknowledgements and
 errors are MiniKafka's and only what ` + "`topic describe`, `log dump`, `group describe`" + `,
 ` + "`offsets` and `show`" + ` print differs (Kafka 4.0's lines, each replica's own HW);
-"differs" names the first step whose outcome is not MiniKafka's, replayed with
-Kafka's rules but MiniKafka's views and follower HW. Run the lab with
+"differs" names the first step whose output is not MiniKafka's, replayed with
+Kafka's rules but MiniKafka's views and follower HW; the comparison is
+textual, so that step may differ only in an explanation (why a replica
+joined the ISR, what a crash leaves offline, a pending write's deadline)
+before what happens differs too. Run the lab with
 ` + "`--set rules=kafka`" + ` to see the diff, and read ` + "`help rules`" + ` for why.
 
 `
