@@ -7,7 +7,7 @@ import (
 	"github.com/minikafka-lab/minikafka/tools/dumplog"
 )
 
-const dumpLogSynopsis = "dump-log FILE [--format text|json] [--records]"
+const dumpLogSynopsis = "dump-log FILE [--format text|kafka|json] [--records]"
 
 var dumpLogCommand = &Subcommand{
 	Name:     "dump-log",
@@ -40,7 +40,7 @@ func runDumpLog(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "usage: minikafka %s\n", dumpLogSynopsis)
 		fs.PrintDefaults()
 	}
-	format := fs.String("format", "text", "output `format`: text (Kafka's lines) or json (one object per line)")
+	format := fs.String("format", "text", "output `format`: text (Kafka's lines), kafka (Kafka 4.0's exact line shape) or json (one object per line)")
 	records := fs.Bool("records", false, "print every record (Kafka's --deep-iteration --print-data-log)")
 	files, err := parseInterleaved(fs, args)
 	if err == flag.ErrHelp {

@@ -48,6 +48,13 @@ func TestDumpLogCommand(t *testing.T) {
 	if st != 0 || !strings.HasSuffix(out, `{"invalid_bytes":15,"position":588,"reason":"batch length does not match frame"}`+"\n") {
 		t.Fatalf("json status %d:\n%s", st, out)
 	}
+	// Kafka 4.0's line shape (DumpLogSegments.printBatchLevel; the control
+	// record's endTxnMarker line).
+	out, _, st = runCLI(t, "dump-log", "--format", "kafka", "--records", fixtureLog)
+	if st != 0 || !strings.Contains(out, "magic: 1 compresscodec: none crc: ") ||
+		!strings.Contains(out, "endTxnMarker: COMMIT coordinatorEpoch: 0\n") {
+		t.Fatalf("kafka format status %d:\n%s", st, out)
+	}
 	out, _, st = runCLI(t, "dump-log", "../fixtures/segments/clean/00000000000000000000.index")
 	if st != 0 || !strings.Contains(out, "offset: 2 position: 110\n") {
 		t.Fatalf("index dump status %d:\n%s", st, out)

@@ -18,10 +18,13 @@ var labCommand = &Subcommand{
 
 const labUsage = `usage:
   minikafka lab list [--dir DIR]                        the labs: ID, slug, chapter, steps, title
-  minikafka lab run ID... | --all [--rewrite] [--dir DIR]
+  minikafka lab run ID... | --all [--rewrite] [--set key=value]... [--dir DIR]
                                                         replay and compare; --rewrite regenerates
-                                                        the expected output in the files (needs --dir)
-  minikafka lab step ID [--dir DIR]                     step through a lab: Enter runs the next step;
+                                                        the expected output in the files (needs --dir);
+                                                        --set rules=kafka replays under Kafka's rules
+                                                        (a lab that names its rules keeps them)
+  minikafka lab step ID [--set key=value]... [--dir DIR]
+                                                        step through a lab: Enter runs the next step;
                                                         type your own commands, back, reset, quit
   minikafka lab chapters [N...] [--rewrite] [--dir DIR] run the chapters' mk transcripts and compare;
                                                         --rewrite regenerates their output (needs --dir)
@@ -33,13 +36,16 @@ checks every language's chapters.
 `
 
 func runLab(env *Env, args []string) int {
-	a, err := parseMaterialArgs(args, "all", "rewrite", "trust")
+	a, err := parseMaterialArgs(args, "all", "rewrite", "trust", "set")
 	if err != nil || a.help || len(a.pos) == 0 {
 		return usageError(env, "lab", labUsage, err, a)
 	}
 	verb, ids := a.pos[0], a.pos[1:]
 	if (a.all && verb != "run") || (a.rewrite && verb != "run" && verb != "chapters") {
 		return usageError(env, "lab", labUsage, fmt.Errorf("--all goes with run, --rewrite with run and chapters"), nil)
+	}
+	if len(a.settings) > 0 && ((verb != "run" && verb != "step") || a.rewrite) {
+		return usageError(env, "lab", labUsage, fmt.Errorf("--set goes with run and step, and not with --rewrite"), nil)
 	}
 	switch verb {
 	case "list":
@@ -79,7 +85,7 @@ func runLab(env *Env, args []string) int {
 			l = tl
 		}
 		opt := labs.StepOptions{Echo: !env.StdinIsTerminal, Messages: messages(cat, l.Lang)}
-		if err := labs.Step(l, newExecutor(env, a.sandboxed()), env.Stdin, env.Stdout, opt); err != nil {
+		if err := labs.Step(l, newExecutorWith(env, a.settings, a.sandboxed()), env.Stdin, env.Stdout, opt); err != nil {
 			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
 			return 1
 		}
@@ -118,7 +124,7 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 		}
 	}
 	opt := labs.RunOptions{Rewrite: a.rewrite, Write: writeLab}
-	if labs.RunLabs(env.Stdout, list, newExecutor(env, a.sandboxed()), opt) > 0 {
+	if labs.RunLabs(env.Stdout, list, newExecutorWith(env, a.settings, a.sandboxed()), opt) > 0 {
 		status = 1
 	}
 	return status

@@ -184,3 +184,32 @@ func TestLabChapters(t *testing.T) {
 		t.Errorf("after rewrite: %+v", r)
 	}
 }
+
+// lab run --set rules=kafka replays a lab with Kafka's rules in every
+// cluster it opens: alice's partition among three is 2 under MiniKafka's
+// crc32 and 0 under Kafka's murmur2. --set goes only with run and step.
+func TestLabRunSetRules(t *testing.T) {
+	dir := t.TempDir()
+	lab := "# title: alice\n# chapter: 1\n\ncluster open brokers=1\n----\nok\n\ntopic create orders partitions=3\n----\nCreated topic orders.\n\ncheck orders partition-of key=alice == 2\n----\nok\n"
+	if err := os.MkdirAll(filepath.Join(dir, "labs", "01-meet"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "labs", "01-meet", "01-alice.lab"), []byte(lab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, &Env{}, "lab", "run", "01-01", "--dir", dir); r.status != 0 {
+		t.Fatalf("minikafka rules: %+v", r)
+	}
+	r := run(t, &Env{}, "lab", "run", "01-01", "--set", "rules=kafka", "--dir", dir)
+	if r.status != 1 || !strings.Contains(r.stdout, "got 0") {
+		t.Fatalf("kafka rules: %+v", r)
+	}
+	if r := run(t, &Env{}, "lab", "run", "01-01", "--set=rules=kafka", "--set", "partitioner=crc32", "--dir", dir); r.status != 0 {
+		t.Fatalf("kafka rules with crc32: %+v", r)
+	}
+	for _, args := range [][]string{{"lab", "list", "--set", "rules=kafka"}, {"lab", "run", "--all", "--rewrite", "--set", "rules=kafka"}, {"lab", "run", "01-01", "--set", "rules"}} {
+		if r := run(t, &Env{}, append(args, "--dir", dir)...); r.status != 2 {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+}

@@ -23,6 +23,10 @@ type materialArgs struct {
 	rewrite bool
 	trust   bool
 	help    bool
+	// settings are the --set key=value pairs (lab run and lab step): the
+	// sessions run with them, and every cluster a lab opens inherits its
+	// rule settings (--set rules=kafka runs a lab under Kafka's rules).
+	settings map[string]string
 }
 
 // sandboxed reports whether material from --dir runs sandboxed: always,
@@ -65,6 +69,22 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 				return nil, fmt.Errorf("--lang: %w", err)
 			}
 			a.lang = value
+		case name == "set" && slices.Contains(allowed, "set"):
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, errors.New("--set needs key=value")
+				}
+				i++
+				value = args[i]
+			}
+			k, v, ok := strings.Cut(value, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("--set wants key=value, got %q", value)
+			}
+			if a.settings == nil {
+				a.settings = map[string]string{}
+			}
+			a.settings[k] = v
 		case hasValue || !slices.Contains(allowed, name):
 			return nil, fmt.Errorf("unknown flag %s", arg)
 		case name == "all":
@@ -148,7 +168,16 @@ func printProblems(w io.Writer, cat *labs.Catalog) bool {
 // newExecutor makes the executors of labs, exercises and chapters,
 // sandboxed for material from --dir without --trust. Tests replace it.
 var newExecutor = func(env *Env, sandboxed bool) labs.NewExecutor {
-	return newSessionExecutor(env.Content, sandboxed)
+	return newSessionExecutor(env.Content, nil, sandboxed)
+}
+
+// newExecutorWith is newExecutor with session settings (--set); without
+// any it is newExecutor itself.
+func newExecutorWith(env *Env, settings map[string]string, sandboxed bool) labs.NewExecutor {
+	if len(settings) == 0 {
+		return newExecutor(env, sandboxed)
+	}
+	return newSessionExecutor(env.Content, settings, sandboxed)
 }
 
 // SessionExecutor is the runner's executor for the real command language: a
@@ -159,13 +188,21 @@ var newExecutor = func(env *Env, sandboxed bool) labs.NewExecutor {
 // tests use it:
 //
 //	labs.RunAll(t, content, cli.SessionExecutor(content))
-func SessionExecutor(content fs.FS) labs.NewExecutor { return newSessionExecutor(content, false) }
+func SessionExecutor(content fs.FS) labs.NewExecutor { return newSessionExecutor(content, nil, false) }
 
-// newSessionExecutor is SessionExecutor, with sandboxed sessions
+// SessionExecutorWith is SessionExecutor with session settings by Kafka
+// name, as repl --set gives them: every cluster a lab opens inherits the
+// rule settings (rules=kafka runs the lab under Kafka's rules unless its
+// cluster open names the rules itself).
+func SessionExecutorWith(content fs.FS, settings map[string]string) labs.NewExecutor {
+	return newSessionExecutor(content, settings, false)
+}
+
+// newSessionExecutor is SessionExecutorWith, with sandboxed sessions
 // (repl.Options.Sandboxed) for material the program did not bring.
-func newSessionExecutor(content fs.FS, sandboxed bool) labs.NewExecutor {
+func newSessionExecutor(content fs.FS, settings map[string]string, sandboxed bool) labs.NewExecutor {
 	return func() (labs.Executor, error) {
-		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content, Sandboxed: sandboxed})
+		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content, Settings: settings, Sandboxed: sandboxed})
 		if err != nil {
 			return nil, err
 		}

@@ -145,10 +145,17 @@ func runServe(env *Env, args []string) int {
 	}
 	cfg := engine.DefaultConfig(dataDir)
 	cfg.BrokerIDs = f.brokers
-	for _, kv := range f.settings {
-		if err := cfg.Set(kv[0], kv[1]); err != nil {
-			stderr.printf("minikafka serve: --set %s=%s: %v\n", kv[0], kv[1], err)
-			return 2
+	// rules= first: it sets every rule knob, and a single rule named
+	// beside it changes that one.
+	for _, rulesFirst := range []bool{true, false} {
+		for _, kv := range f.settings {
+			if (kv[0] == engine.RulesKey) != rulesFirst {
+				continue
+			}
+			if err := cfg.Set(kv[0], kv[1]); err != nil {
+				stderr.printf("minikafka serve: --set %s=%s: %v\n", kv[0], kv[1], err)
+				return 2
+			}
 		}
 	}
 	cluster, report, err := engine.Open(cfg, clock.System{})

@@ -15,7 +15,9 @@ type dueStep struct {
 func (c *Cluster) dueSteps() []dueStep {
 	return []dueStep{
 		{"producer linger flushes", c.runLingerFlushes},
+		{"controller: broker fencing and elections", c.runController},
 		{"ISR refresh", c.refreshAllISR},
+		{"request timeouts", c.expireRequests},
 		{"consumer session expiry", c.expireGroupMembers},
 	}
 }
@@ -25,10 +27,15 @@ func (c *Cluster) dueSteps() []dueStep {
 //
 //  1. every open producer's due linger flushes (producers in creation order,
 //     partitions in topic-partition order);
-//  2. the ISR refresh of every partition in topic-partition order (a follower
+//  2. under controller=kraft, the controller: a crashed broker silent for
+//     longer than broker.session.timeout.ms is fenced, leaves every ISR, and
+//     the partitions it led elect new leaders (runController);
+//  3. the ISR refresh of every partition in topic-partition order (a follower
 //     that has not fetched for longer than replica.lag.time.max.ms leaves
 //     the ISR; the HW advances and acks=all waiters resolve);
-//  3. consumer-group session expiry: members without a heartbeat for longer
+//  4. under hw.under.min.isr=hold, acks=all waiters pending for
+//     request.timeout.ms fail with REQUEST_TIMED_OUT;
+//  5. consumer-group session expiry: members without a heartbeat for longer
 //     than session.timeout.ms leave their groups, which rebalance (groups in
 //     id order, one rebalance per group).
 //
@@ -74,6 +81,12 @@ func (c *Cluster) refreshAllISR() {
 		c.sets[tp].RefreshISR()
 	}
 	c.retryOrphanMarkers()
+}
+
+func (c *Cluster) expireRequests() {
+	for _, tp := range c.sortedTPs() {
+		c.sets[tp].ExpireWaiters()
+	}
 }
 
 // DueOrder names, in order, the work Advance runs after moving the clock.

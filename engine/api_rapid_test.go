@@ -34,7 +34,8 @@ type apiModel struct {
 }
 
 // TestPublicAPIStateMachine: random calls with random arguments (negative,
-// huge, unknown brokers and partitions, empty ids), see apiModel.
+// huge, unknown brokers and partitions, empty ids), see apiModel, under
+// either rule set, rules and single rule knobs switching as it runs.
 func TestPublicAPIStateMachine(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -51,6 +52,10 @@ func TestPublicAPIStateMachine(t *testing.T) {
 		m.cfg.ReplicaLagTimeMaxMs = 100
 		m.cfg.SessionTimeoutMs = 100
 		m.cfg.MinInsyncReplicas = rapid.IntRange(1, 3).Draw(rt, "min.insync.replicas")
+		if err := m.cfg.Set("rules", rapid.SampledFrom([]string{"minikafka", "kafka"}).Draw(rt, "rules")); err != nil {
+			rt.Fatal(err)
+		}
+		m.cfg.BrokerSessionTimeoutMs = 100
 		if m.c, _, err = engine.Open(m.cfg, m.clk); err != nil {
 			rt.Fatal(err)
 		}
@@ -384,7 +389,9 @@ func (m *apiModel) config(t *rapid.T) error {
 	for _, k := range keys {
 		names = append(names, k.Name)
 	}
-	_, err := m.c.SetConfig(rapid.SampledFrom(names).Draw(t, "config"), rapid.SampledFrom([]string{"-1", "0", "1", "2", "3", "100", "x"}).Draw(t, "value"))
+	values := []string{"-1", "0", "1", "2", "3", "100", "x", "kafka", "minikafka", "true", "false",
+		"leader-epoch", "high-watermark", "fetch", "leader", "hold", "advance", "kraft", "manual", "murmur2", "crc32", "last-caught-up"}
+	_, err := m.c.SetConfig(rapid.SampledFrom(names).Draw(t, "config"), rapid.SampledFrom(values).Draw(t, "value"))
 	return err
 }
 

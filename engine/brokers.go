@@ -12,6 +12,7 @@ import (
 type BrokerState struct {
 	ID             int32
 	Up             bool
+	Fenced         bool // the KRaft controller fenced it (controller=kraft)
 	LeaderOf       []TopicPartition
 	ReplicaOf      []TopicPartition
 	UnflushedBytes int64 // what a machine crash would drop now
@@ -28,7 +29,7 @@ func (c *Cluster) Brokers() ([]BrokerState, error) {
 	var out []BrokerState
 	tps := c.sortedTPs()
 	for _, id := range c.sortedBrokers() {
-		st := BrokerState{ID: id, Up: c.brokers[id].up, LogDirFailure: c.brokers[id].dirFailure}
+		st := BrokerState{ID: id, Up: c.brokers[id].up, Fenced: c.brokers[id].fenced, LogDirFailure: c.brokers[id].dirFailure}
 		for _, tp := range tps {
 			rs := c.sets[tp]
 			r := rs.Replica(id)
@@ -61,9 +62,13 @@ func (c *Cluster) broker(id int32) (*brokerInfo, error) {
 // closes without a clean-shutdown marker and, unless keepUnflushed, loses
 // the bytes appended since its last flush (storage Crash(false)). Partitions
 // it leads go offline: produce and fetch fail with LEADER_NOT_AVAILABLE and
-// their pending acks=all waiters fail, until a promotion or a restart. A
-// crashed follower stays in the ISR until replica.lag.time.max.ms of clock
-// time passes without a fetch (that is how Kafka notices).
+// their pending acks=all waiters fail, until a promotion or a restart. Under
+// controller=manual a crashed follower stays in the ISR until
+// replica.lag.time.max.ms of clock time passes without a fetch (MiniKafka's
+// rule); under controller=kraft the controller fences the broker once it
+// has been silent for longer than broker.session.timeout.ms, removes it from
+// every ISR and elects new leaders (see runController), which is how Kafka
+// notices a dead broker.
 func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 	if err := c.guard(); err != nil {
 		return err
@@ -76,9 +81,13 @@ func (c *Cluster) CrashBroker(id int32, keepUnflushed bool) error {
 		return kerr.State("broker %d is already down", id)
 	}
 	b.up = false
+	b.lastHeartbeatMs = c.clock.NowMs()
 	// The crash is announced before its effects (failed acks); its totals
 	// are filled in once every replica has stopped.
 	ev := BrokerCrashed{Broker: id, KeepUnflushed: keepUnflushed}
+	if c.kraft() {
+		ev.sessionTimeoutMs = c.cfg.BrokerSessionTimeoutMs
+	}
 	pos := c.events.Emit(ev)
 	var errs []error
 	for _, tp := range c.sortedTPs() {
@@ -171,7 +180,18 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		}
 		return rep, errors.Join(errs...)
 	}
+	if c.kraft() && !b.fenced {
+		// A new incarnation cannot register while the crashed one's
+		// session is valid (ClusterControlManager.registerBroker:
+		// DuplicateBrokerRegistrationException); it retries until the
+		// controller fences the old one. MiniKafka does not make the
+		// learner wait for broker.session.timeout.ms: the old session ends
+		// now.
+		c.fenceBroker(id, c.clock.NowMs())
+	}
 	b.up, b.dirFailure = true, ""
+	b.fenced = false // it registers again: the controller unfences it
+	b.lastHeartbeatMs = c.clock.NowMs()
 	// Announced before what each replica does on its way back.
 	pos := c.events.Emit(BrokerRestarted{Broker: id})
 	newLeaders := false
@@ -198,5 +218,11 @@ func (c *Cluster) RestartBroker(id int32) (RestartReport, error) {
 		}
 	}
 	c.events.Replace(pos, BrokerRestarted{Broker: id, Replicas: len(rep.Replicas)})
+	if c.kraft() {
+		// An unfenced broker can lead the partitions left without a
+		// leader, uncleanly if the setting allows it
+		// (ReplicationControlManager.handleBrokerUnfenced).
+		c.electLeaderless(c.cfg.Rules.UncleanLeaderElection)
+	}
 	return rep, errors.Join(errs...)
 }

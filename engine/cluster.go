@@ -46,6 +46,11 @@ type brokerInfo struct {
 	// dirFailure says why the broker is down when its log directory
 	// failed (logdir.go); "" otherwise.
 	dirFailure string
+	// lastHeartbeatMs is when the broker last heartbeated: running brokers
+	// heartbeat on every clock step, so it is the crash time of a crashed
+	// one. fenced is set when the KRaft controller fenced it.
+	lastHeartbeatMs int64
+	fenced          bool
 }
 
 // Cluster is a deterministic, in-process MiniKafka cluster over a data
@@ -56,12 +61,13 @@ type brokerInfo struct {
 // single-threaded state machine. Adapters with goroutines serialize their
 // calls.
 type Cluster struct {
-	cfg      Config
-	clock    clock.Clock
-	settings *replication.Settings
-	env      *replication.Env
-	events   *replication.EventLog
-	ids      *replication.IDSource
+	cfg       Config
+	clock     clock.Clock
+	settings  *replication.Settings
+	psettings *producer.Settings // the partitioner rule, shared with producers
+	env       *replication.Env
+	events    *replication.EventLog
+	ids       *replication.IDSource
 
 	state    LifecycleState
 	terminal error // set by a failed flush cycle; every guarded call returns it
@@ -70,6 +76,10 @@ type Cluster struct {
 	topics  map[string]int32 // topic -> partition count; the replica sets hold the rest
 	sets    map[TopicPartition]*replication.ReplicaSet
 	brokers map[int32]*brokerInfo
+	// uncleanCheckDueMs is when the KRaft controller next looks for
+	// leaderless partitions to elect uncleanly
+	// (QuorumController.maybeScheduleNextElectUncleanLeaders).
+	uncleanCheckDueMs int64
 
 	identities  *producer.IdentityStore
 	producers   []*producer.Producer
@@ -162,20 +172,23 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 	}
 	c := &Cluster{
 		cfg: cfg, clock: clk,
-		settings: &replication.Settings{},
-		events:   &replication.EventLog{},
-		ids:      &replication.IDSource{},
-		topics:   map[string]int32{},
-		sets:     map[TopicPartition]*replication.ReplicaSet{},
-		brokers:  map[int32]*brokerInfo{},
-		txns:     noTransactions{},
+		settings:  &replication.Settings{},
+		psettings: &producer.Settings{},
+		events:    &replication.EventLog{},
+		ids:       &replication.IDSource{},
+		topics:    map[string]int32{},
+		sets:      map[TopicPartition]*replication.ReplicaSet{},
+		brokers:   map[int32]*brokerInfo{},
+		txns:      noTransactions{},
 	}
 	c.applySettings()
 	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings, DiskFailed: c.noteDiskFailure}
-	c.partitioner = producer.NewPartitioner()
+	c.partitioner = producer.NewPartitionerWith(c.psettings)
+	c.partitioner.Available = c.availablePartitions
 	for _, b := range cfg.BrokerIDs {
 		c.brokers[b] = &brokerInfo{up: true}
 	}
+	c.uncleanCheckDueMs = clk.NowMs() + cfg.UncleanLeaderElectionIntervalMs
 
 	// Step 2: open every replica log with the partition's metadata epoch.
 	logs := map[TopicPartition]map[int32]*storage.Log{}
@@ -254,7 +267,9 @@ func (c *Cluster) applySettings() {
 		MinInsyncReplicas: c.cfg.MinInsyncReplicas,
 		Lag:               replication.LagConfig{MaxOffsets: c.cfg.ReplicaLagMaxOffsets, MaxTimeMs: c.cfg.ReplicaLagTimeMaxMs},
 		FetchMaxBytes:     c.cfg.ReplicaFetchMaxBytes,
+		Rules:             c.cfg.replicationRules(),
 	}
+	*c.psettings = c.cfg.producerSettings()
 }
 
 func (c *Cluster) storageOptions() storage.Options {
@@ -315,10 +330,10 @@ func (c *Cluster) Clock() clock.Clock { return c.clock }
 func (c *Cluster) TakeEvents() []Event { return c.events.Take() }
 
 // SetConfig changes one knob by its Kafka name. Knobs the cluster reads live
-// (min.insync.replicas, the replica lag and fetch knobs, session.timeout.ms)
-// apply at once; the others (segment.bytes, index.interval.bytes) are stored
-// in Config() and take effect when the cluster is opened again, which
-// needsReopen reports.
+// (min.insync.replicas, the replica lag and fetch knobs, session.timeout.ms,
+// the rules) apply at once; the others (segment.bytes, index.interval.bytes)
+// are stored in Config() and take effect when the cluster is opened again,
+// which needsReopen reports.
 func (c *Cluster) SetConfig(name, value string) (needsReopen bool, err error) {
 	if err := c.guard(); err != nil {
 		return false, err

@@ -45,7 +45,10 @@ func TestConfigValidationU3(t *testing.T) {
 func TestConfigKeysTable(t *testing.T) {
 	t.Parallel()
 	want := []string{"segment.bytes", "index.interval.bytes", "session.timeout.ms", "replica.lag.max.offsets",
-		"replica.lag.time.max.ms", "replica.fetch.max.bytes", "min.insync.replicas"}
+		"replica.lag.time.max.ms", "replica.fetch.max.bytes", "min.insync.replicas",
+		"broker.session.timeout.ms", "request.timeout.ms", "unclean.leader.election.interval.ms",
+		"rules", "partitioner", "truncation", "follower.hw", "hw.under.min.isr", "replica.lag.from", "errors",
+		"idempotence.window", "controller", "unclean.leader.election.enable", "views"}
 	var got []string
 	def := engine.DefaultConfig("x")
 	for _, k := range engine.ConfigKeys() {
@@ -488,5 +491,6 @@ func TestAdvanceMovesTheManualClock(t *testing.T) {
 	if err := f.c.Advance(25); err != nil || f.c.Now() != 25 {
 		t.Fatalf("now %d, %v", f.c.Now(), err)
 	}
-	wantStrings(t, "due order", f.c.DueOrder(), []string{"producer linger flushes", "ISR refresh", "consumer session expiry"})
+	wantStrings(t, "due order", f.c.DueOrder(), []string{"producer linger flushes", "controller: broker fencing and elections",
+		"ISR refresh", "request timeouts", "consumer session expiry"})
 }

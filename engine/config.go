@@ -30,20 +30,42 @@ type Config struct {
 	ReplicaLagTimeMaxMs  int64 // replica.lag.time.max.ms
 	ReplicaFetchMaxBytes int   // replica.fetch.max.bytes
 	MinInsyncReplicas    int   // min.insync.replicas
+
+	// Rules are the rules that differ between MiniKafka and Kafka 4.x, one
+	// knob each (rules.go); MiniKafka's by default.
+	Rules Rules
+	// BrokerSessionTimeoutMs is broker.session.timeout.ms: under
+	// controller=kraft a crashed broker is fenced once it has been silent
+	// for longer than this.
+	BrokerSessionTimeoutMs int64
+	// RequestTimeoutMs is request.timeout.ms: under hw.under.min.isr=hold a
+	// pending acks=all write fails with REQUEST_TIMED_OUT after this long.
+	RequestTimeoutMs int64
+	// UncleanLeaderElectionIntervalMs is Kafka's internal
+	// unclean.leader.election.interval.ms: under controller=kraft the
+	// controller looks for leaderless partitions it may elect uncleanly this
+	// often (besides at fencing and at a broker's return).
+	UncleanLeaderElectionIntervalMs int64
 }
 
-// DefaultConfig returns the spec's defaults with one broker (id 1).
+// DefaultConfig returns the spec's defaults with one broker (id 1), under
+// MiniKafka's rules.
 func DefaultConfig(dataDir string) Config {
 	return Config{
-		DataDir:              dataDir,
-		BrokerIDs:            []int32{1},
-		SegmentBytes:         1 << 20,
-		IndexIntervalBytes:   4096,
-		SessionTimeoutMs:     10_000,
-		ReplicaLagMaxOffsets: 10_000,
-		ReplicaLagTimeMaxMs:  10_000,
-		ReplicaFetchMaxBytes: 1 << 20,
-		MinInsyncReplicas:    1,
+		DataDir:                dataDir,
+		BrokerIDs:              []int32{1},
+		SegmentBytes:           1 << 20,
+		IndexIntervalBytes:     4096,
+		SessionTimeoutMs:       10_000,
+		ReplicaLagMaxOffsets:   10_000,
+		ReplicaLagTimeMaxMs:    10_000,
+		ReplicaFetchMaxBytes:   1 << 20,
+		MinInsyncReplicas:      1,
+		Rules:                  MiniKafkaRules(),
+		BrokerSessionTimeoutMs: 9000,
+		RequestTimeoutMs:       30_000,
+
+		UncleanLeaderElectionIntervalMs: 300_000,
 	}
 }
 
@@ -55,34 +77,79 @@ type ConfigKey struct {
 	// NeedsReopen is set for knobs that take effect only when the cluster is
 	// opened again (the logs read them at open).
 	NeedsReopen bool
+	// Values lists the accepted values of a knob that takes one of a few
+	// words (the rule knobs); nil for numbers.
+	Values []string
+	// Rule is set for the rule set (rules) and the knobs of single rules.
+	Rule bool
 }
 
 type configField struct {
-	key      ConfigKey
-	positive bool // > 0 rather than >= 0
-	get      func(*Config) int64
-	set      func(*Config, int64)
+	key   ConfigKey
+	get   func(*Config) string
+	set   func(*Config, string) error // parses, checks and sets
+	check func(*Config) error         // checks the current value
 }
 
-var configFields = []configField{
-	{ConfigKey{"segment.bytes", "1048576", "log bytes after which a segment rolls", true}, true,
-		func(c *Config) int64 { return c.SegmentBytes }, func(c *Config, v int64) { c.SegmentBytes = v }},
-	{ConfigKey{"index.interval.bytes", "4096", "bytes between sparse offset index entries", true}, true,
-		func(c *Config) int64 { return c.IndexIntervalBytes }, func(c *Config, v int64) { c.IndexIntervalBytes = v }},
-	{ConfigKey{"session.timeout.ms", "10000", "a consumer group member expires after this long without a heartbeat", false}, true,
-		func(c *Config) int64 { return c.SessionTimeoutMs }, func(c *Config, v int64) { c.SessionTimeoutMs = v }},
-	{ConfigKey{"replica.lag.max.offsets", "10000", "a follower further behind the leader's LEO than this leaves the ISR (MiniKafka's teaching knob)", false}, false,
-		func(c *Config) int64 { return c.ReplicaLagMaxOffsets }, func(c *Config, v int64) { c.ReplicaLagMaxOffsets = v }},
-	{ConfigKey{"replica.lag.time.max.ms", "10000", "a follower that has not fetched for longer than this leaves the ISR", false}, true,
-		func(c *Config) int64 { return c.ReplicaLagTimeMaxMs }, func(c *Config, v int64) { c.ReplicaLagTimeMaxMs = v }},
-	{ConfigKey{"replica.fetch.max.bytes", "1048576", "byte budget of one follower fetch (the first batch is always copied)", false}, true,
-		func(c *Config) int64 { return int64(c.ReplicaFetchMaxBytes) }, func(c *Config, v int64) { c.ReplicaFetchMaxBytes = int(v) }},
-	{ConfigKey{"min.insync.replicas", "1", "the smallest ISR that may acknowledge an acks=all write", false}, true,
-		func(c *Config) int64 { return int64(c.MinInsyncReplicas) }, func(c *Config, v int64) { c.MinInsyncReplicas = int(v) }},
+// intField is a numeric knob: a decimal integer, positive or non-negative,
+// optionally at most 2^31-1.
+func intField(key ConfigKey, positive, int32Max bool, get func(*Config) int64, set func(*Config, int64)) configField {
+	check := func(v int64) error {
+		if positive && v <= 0 {
+			return kerr.Argument("%s must be positive (got %d)", key.Name, v)
+		}
+		if v < 0 {
+			return kerr.Argument("%s cannot be negative (got %d)", key.Name, v)
+		}
+		if int32Max && v > 1<<31-1 {
+			return kerr.Argument("%s is too large (got %d)", key.Name, v)
+		}
+		return nil
+	}
+	return configField{
+		key: key,
+		get: func(c *Config) string { return strconv.FormatInt(get(c), 10) },
+		set: func(c *Config, value string) error {
+			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if err != nil {
+				return kerr.Argument("%s must be an integer (got %q)", key.Name, value)
+			}
+			if err := check(v); err != nil {
+				return err
+			}
+			set(c, v)
+			return nil
+		},
+		check: func(c *Config) error { return check(get(c)) },
+	}
 }
+
+var configFields = append([]configField{
+	intField(ConfigKey{Name: "segment.bytes", Default: "1048576", Doc: "log bytes after which a segment rolls", NeedsReopen: true}, true, false,
+		func(c *Config) int64 { return c.SegmentBytes }, func(c *Config, v int64) { c.SegmentBytes = v }),
+	intField(ConfigKey{Name: "index.interval.bytes", Default: "4096", Doc: "bytes between sparse offset index entries", NeedsReopen: true}, true, false,
+		func(c *Config) int64 { return c.IndexIntervalBytes }, func(c *Config, v int64) { c.IndexIntervalBytes = v }),
+	intField(ConfigKey{Name: "session.timeout.ms", Default: "10000", Doc: "a consumer group member expires after this long without a heartbeat"}, true, false,
+		func(c *Config) int64 { return c.SessionTimeoutMs }, func(c *Config, v int64) { c.SessionTimeoutMs = v }),
+	intField(ConfigKey{Name: "replica.lag.max.offsets", Default: "10000", Doc: "a follower further behind the leader's LEO than this leaves the ISR (MiniKafka's teaching knob; not read under replica.lag.from=last-caught-up)"}, false, false,
+		func(c *Config) int64 { return c.ReplicaLagMaxOffsets }, func(c *Config, v int64) { c.ReplicaLagMaxOffsets = v }),
+	intField(ConfigKey{Name: "replica.lag.time.max.ms", Default: "10000", Doc: "a follower that has not fetched (Kafka: not been caught up) for longer than this leaves the ISR"}, true, false,
+		func(c *Config) int64 { return c.ReplicaLagTimeMaxMs }, func(c *Config, v int64) { c.ReplicaLagTimeMaxMs = v }),
+	intField(ConfigKey{Name: "replica.fetch.max.bytes", Default: "1048576", Doc: "byte budget of one follower fetch (the first batch is always copied)"}, true, true,
+		func(c *Config) int64 { return int64(c.ReplicaFetchMaxBytes) }, func(c *Config, v int64) { c.ReplicaFetchMaxBytes = int(v) }),
+	intField(ConfigKey{Name: "min.insync.replicas", Default: "1", Doc: "the smallest ISR that may acknowledge an acks=all write (and, under hw.under.min.isr=hold, advance the HW)"}, true, true,
+		func(c *Config) int64 { return int64(c.MinInsyncReplicas) }, func(c *Config, v int64) { c.MinInsyncReplicas = int(v) }),
+	intField(ConfigKey{Name: "broker.session.timeout.ms", Default: "9000", Doc: "under controller=kraft, a crashed broker silent for longer than this is fenced"}, true, false,
+		func(c *Config) int64 { return c.BrokerSessionTimeoutMs }, func(c *Config, v int64) { c.BrokerSessionTimeoutMs = v }),
+	intField(ConfigKey{Name: "request.timeout.ms", Default: "30000", Doc: "under hw.under.min.isr=hold, a pending acks=all write fails with REQUEST_TIMED_OUT after this long"}, true, false,
+		func(c *Config) int64 { return c.RequestTimeoutMs }, func(c *Config, v int64) { c.RequestTimeoutMs = v }),
+	intField(ConfigKey{Name: "unclean.leader.election.interval.ms", Default: "300000", Doc: "under controller=kraft with unclean.leader.election.enable, how often the controller looks for leaderless partitions to elect uncleanly (Kafka's internal setting)"}, true, false,
+		func(c *Config) int64 { return c.UncleanLeaderElectionIntervalMs }, func(c *Config, v int64) { c.UncleanLeaderElectionIntervalMs = v }),
+}, ruleFields()...)
 
 // ConfigKeys lists the knobs by Kafka name, in a fixed order, so the REPL,
-// labs and adapters share one table.
+// labs and adapters share one table. The rule set (rules) and the knobs of
+// single rules come last.
 func ConfigKeys() []ConfigKey {
 	out := make([]ConfigKey, len(configFields))
 	for i, f := range configFields {
@@ -104,35 +171,49 @@ func findField(name string) (*configField, error) {
 	return nil, kerr.Argument("unknown config %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-func (f *configField) check(v int64) error {
-	if f.positive && v <= 0 {
-		return kerr.Argument("%s must be positive (got %d)", f.key.Name, v)
-	}
-	if v < 0 {
-		return kerr.Argument("%s cannot be negative (got %d)", f.key.Name, v)
-	}
-	if (f.key.Name == "replica.fetch.max.bytes" || f.key.Name == "min.insync.replicas") && v > 1<<31-1 {
-		return kerr.Argument("%s is too large (got %d)", f.key.Name, v)
-	}
-	return nil
-}
-
-// Set changes one knob by its Kafka name. The value is a decimal integer; a
-// bad name or value is an argument error naming the field, and c is then
-// unchanged.
+// Set changes one knob by its Kafka name. A bad name or value is an
+// argument error naming the field, and c is then unchanged. Setting rules
+// (minikafka or kafka) sets every rule knob to that rule set's value; set
+// single rules after it.
 func (c *Config) Set(name, value string) error {
 	f, err := findField(name)
 	if err != nil {
 		return err
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-	if err != nil {
-		return kerr.Argument("%s must be an integer (got %q)", name, value)
-	}
-	if err := f.check(v); err != nil {
+	next := c.clone()
+	if err := f.set(&next, value); err != nil {
 		return err
 	}
-	f.set(c, v)
+	*c = next
+	return nil
+}
+
+// Setting is one name=value pair for SetAll.
+type Setting struct{ Name, Value string }
+
+// SetAll applies settings in order, except that a rules= setting is applied
+// first, so that `rules=kafka truncation=high-watermark` means the Kafka
+// rule set with one rule changed whatever the order of the words. On any
+// error c is unchanged.
+func (c *Config) SetAll(settings []Setting) error {
+	next := c.clone()
+	ordered := make([]Setting, 0, len(settings))
+	for _, s := range settings {
+		if s.Name == RulesKey {
+			ordered = append(ordered, s)
+		}
+	}
+	for _, s := range settings {
+		if s.Name != RulesKey {
+			ordered = append(ordered, s)
+		}
+	}
+	for _, s := range ordered {
+		if err := next.Set(s.Name, s.Value); err != nil {
+			return err
+		}
+	}
+	*c = next
 	return nil
 }
 
@@ -142,7 +223,7 @@ func (c Config) Get(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strconv.FormatInt(f.get(&c), 10), nil
+	return f.get(&c), nil
 }
 
 // Validate checks every field (argument errors naming the field, U3).
@@ -164,7 +245,7 @@ func (c Config) Validate() error {
 		seen[b] = true
 	}
 	for i := range configFields {
-		if err := configFields[i].check(configFields[i].get(&c)); err != nil {
+		if err := configFields[i].check(&c); err != nil {
 			return err
 		}
 	}
@@ -189,7 +270,7 @@ func (c Config) clone() Config {
 func (c Config) String() string {
 	parts := []string{fmt.Sprintf("brokers=%v", c.BrokerIDs)}
 	for i := range configFields {
-		parts = append(parts, fmt.Sprintf("%s=%d", configFields[i].key.Name, configFields[i].get(&c)))
+		parts = append(parts, fmt.Sprintf("%s=%s", configFields[i].key.Name, configFields[i].get(&c)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -15,18 +15,20 @@ type Event = replication.Event
 
 // Replication events (see package replication).
 type (
-	HWMoved          = replication.HWMoved
-	ISRShrank        = replication.ISRShrank
-	ISRExpanded      = replication.ISRExpanded
-	FollowerFetched  = replication.FollowerFetched
-	ReplicaTruncated = replication.ReplicaTruncated
-	FollowerReset    = replication.FollowerReset
-	ReplicaDiverged  = replication.ReplicaDiverged
-	LeaderChanged    = replication.LeaderChanged
-	DataLost         = replication.DataLost
-	AckResolved      = replication.AckResolved
-	AckFailed        = replication.AckFailed
-	AckCancelled     = replication.AckCancelled
+	HWMoved            = replication.HWMoved
+	ISRShrank          = replication.ISRShrank
+	ISRExpanded        = replication.ISRExpanded
+	FollowerFetched    = replication.FollowerFetched
+	ReplicaTruncated   = replication.ReplicaTruncated
+	FollowerReset      = replication.FollowerReset
+	ReplicaDiverged    = replication.ReplicaDiverged
+	LeaderChanged      = replication.LeaderChanged
+	LeaderEpochChecked = replication.LeaderEpochChecked
+	FollowerHWLearned  = replication.FollowerHWLearned
+	DataLost           = replication.DataLost
+	AckResolved        = replication.AckResolved
+	AckFailed          = replication.AckFailed
+	AckCancelled       = replication.AckCancelled
 )
 
 // Producer events (see package producer).
@@ -41,6 +43,11 @@ type BrokerCrashed struct {
 	KeepUnflushed bool
 	DroppedBytes  int64            // unflushed bytes lost
 	Offline       []TopicPartition // partitions it led
+	// sessionTimeoutMs is broker.session.timeout.ms under controller=kraft
+	// (0 under controller=manual): the controller fences the broker after
+	// that long. Unexported: the event's JSON stays the same under both
+	// rule sets.
+	sessionTimeoutMs int64
 }
 
 // Kind returns "broker_crashed".
@@ -55,7 +62,11 @@ func (e BrokerCrashed) String() string {
 		s += ", dropping " + plural(int(e.DroppedBytes), "unflushed byte", "unflushed bytes")
 	}
 	if len(e.Offline) > 0 {
-		s += "; offline until a promotion or a restart: " + tpList(e.Offline)
+		if e.sessionTimeoutMs > 0 {
+			s += fmt.Sprintf("; offline until the controller fences it (after broker.session.timeout.ms=%d) and elects new leaders, or a restart: ", e.sessionTimeoutMs) + tpList(e.Offline)
+		} else {
+			s += "; offline until a promotion or a restart: " + tpList(e.Offline)
+		}
 	}
 	return s
 }

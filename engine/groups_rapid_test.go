@@ -80,6 +80,8 @@ func (m *coordModel) send(id string, p engine.TopicPartition) (*engine.Ack, erro
 //   - every committed offset is <= the partition's HW (committed-le-hw);
 //   - a generation never assigns one partition to two members
 //     (assignment-disjoint).
+//
+// It runs under either rule set (rules=minikafka or rules=kafka).
 func TestCoordinationStateMachine(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -93,6 +95,9 @@ func TestCoordinationStateMachine(t *testing.T) {
 		cfg.BrokerIDs = []int32{1, 2}
 		cfg.SessionTimeoutMs = 50
 		cfg.ReplicaLagTimeMaxMs = 1000
+		if err := cfg.Set("rules", rapid.SampledFrom([]string{"minikafka", "kafka"}).Draw(rt, "rules")); err != nil {
+			rt.Fatal(err)
+		}
 		if m.c, _, err = engine.Open(cfg, m.clk); err != nil {
 			rt.Fatal(err)
 		}

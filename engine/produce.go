@@ -42,6 +42,9 @@ func (c *Cluster) Produce(topicName string, partition int32, r record.Record, ac
 		return nil, err
 	}
 	if r.Key == nil {
+		// Kafka's sticky partitioner counts the bytes added to the
+		// partition; the batch is sent at once.
+		c.partitioner.Appended(topicName, count, partition, producer.EstimateSize(r), producer.DefaultOptions().BatchSize, true)
 		ack.OnSettle(func() {
 			if ack.State() == Done {
 				c.partitioner.OnBatchClosed(topicName, count, partition)
@@ -133,6 +136,22 @@ func (p producerPort) PartitionCount(topicName string) (int32, error) {
 	return p.c.partitionCount(topicName)
 }
 
+func (p producerPort) AvailablePartitions(topicName string, count int32) []int32 {
+	return p.c.availablePartitions(topicName, count)
+}
+
+// availablePartitions lists the partitions of a topic that have a running
+// leader, for Kafka's sticky partitioner.
+func (c *Cluster) availablePartitions(topicName string, count int32) []int32 {
+	var out []int32
+	for p := int32(0); p < count; p++ {
+		if rs := c.sets[TopicPartition{Topic: topicName, Partition: p}]; rs != nil && rs.Online() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func (p producerPort) AppendBatch(tp TopicPartition, b *record.Batch, acks replication.AckMode, source string) (*replication.Ack, error) {
 	defer p.c.drainDiskFailures()
 	if err := p.c.guardFlush(); err != nil {
@@ -189,7 +208,7 @@ func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error)
 			}
 		}
 	}
-	p, err := producer.New(producer.Env{Cluster: producerPort{c}, Clock: c.clock, IDs: c.ids, Events: c.events}, opts, id)
+	p, err := producer.New(producer.Env{Cluster: producerPort{c}, Clock: c.clock, IDs: c.ids, Events: c.events, Settings: c.psettings}, opts, id)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,9 +46,15 @@ func TestCLIScript(t *testing.T) {
 
 func TestCLIFlags(t *testing.T) {
 	status, out, _ := runCLI(t, "config\n", nil, "repl", "--brokers", "4,5", "--set", "min.insync.replicas=2", "--set", "segment.bytes=4096")
-	if status != 0 || !strings.Contains(out, "brokers=4,5\n") || !strings.Contains(out, "min.insync.replicas      2") ||
-		!strings.Contains(out, "segment.bytes            4096") {
+	if status != 0 || !strings.Contains(out, "brokers=4,5\n") || !regexp.MustCompile(`\nmin\.insync\.replicas +2 `).MatchString(out) ||
+		!regexp.MustCompile(`\nsegment\.bytes +4096 `).MatchString(out) || !strings.HasPrefix(out, "> config\nrules=minikafka\n") {
 		t.Errorf("status %d:\n%s", status, out)
+	}
+	// repl --set rules=kafka chooses Kafka's rules for the session, also for
+	// the clusters it opens later; a single rule set beside it wins.
+	status, out, _ = runCLI(t, "config\ncluster open brokers=1,2\nconfig\n", nil, "repl", "--set", "truncation=high-watermark", "--set", "rules=kafka")
+	if status != 0 || strings.Count(out, "rules=kafka with truncation=high-watermark\n") != 2 {
+		t.Errorf("--set rules=kafka: status %d:\n%s", status, out)
 	}
 	status, out, _ = runCLI(t, "topic create t\nnosuch\n", nil, "repl", "--format", "json")
 	lines := strings.Split(strings.TrimSpace(out), "\n")

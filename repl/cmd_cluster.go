@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -30,7 +31,11 @@ topics. With dir=, that directory is opened with recovery and the
 recovery report is printed (the clock also starts at 0). Any cluster
 config may be set by its Kafka name: cluster open brokers=1,2
 min.insync.replicas=2. Unnamed knobs take the spec's defaults, brokers
-1,2,3.
+1,2,3. rules=kafka chooses Kafka 4.x's rules instead of MiniKafka's, and a
+single rule may be changed beside it (rules=kafka truncation=high-watermark);
+rules and rule knobs given to the session (repl --set rules=kafka) apply to
+every cluster it opens unless cluster open names them. help rules lists
+the rules.
 
 ` + configNamesDetail(),
 			Keys: append([]Param{{Name: "dir"}, {Name: "brokers"}}, configKeyParams()...),
@@ -88,7 +93,8 @@ var configCommand = &Command{
 			Args:    "key=value...",
 			Summary: "change knobs; those read only at open say that they need a restart",
 			Detail: `min.insync.replicas, replica.lag.max.offsets, replica.lag.time.max.ms,
-replica.fetch.max.bytes and session.timeout.ms apply at once.
+replica.fetch.max.bytes, session.timeout.ms and the rules (rules=kafka, or
+one rule such as truncation=leader-epoch: help rules) apply at once.
 segment.bytes and index.interval.bytes are read when logs are opened:
 they apply after cluster restart. Every value is checked before any is
 changed.
@@ -116,9 +122,13 @@ milliseconds; clock advance moves it and runs what became due.`,
 			Positional: []Param{{Name: "DURATION", Values: choices("100ms", "1s", "10s", "1m")}},
 			Detail: `DURATION is 500ms, 10s, 2m or a bare number of milliseconds. After the
 clock moves, the cluster runs what is due, in a fixed order: every
-producer's linger.ms flushes, then the ISR check of every partition
-(a follower that has not fetched for replica.lag.time.max.ms leaves
-the ISR), then consumer session expiry. Each effect is printed.`,
+producer's linger.ms flushes, then under controller=kraft the controller
+(a crashed broker silent for longer than broker.session.timeout.ms is
+fenced, leaves every ISR, and its partitions elect new leaders), then
+the ISR check of every partition (a follower that has not fetched for
+replica.lag.time.max.ms leaves the ISR), then under hw.under.min.isr=hold
+the acks=all requests pending for request.timeout.ms fail with
+REQUEST_TIMED_OUT, then consumer session expiry. Each effect is printed.`,
 			Run: runClockAdvance,
 		},
 	},
@@ -297,10 +307,10 @@ func runClusterOpen(s *Session, w io.Writer, a *Args) error {
 	if a.Has("dir") && dir == "" {
 		a.fail("dir= needs a path")
 	}
-	var settings []Word
+	var settings []engine.Setting
 	for _, p := range a.Pairs() {
 		if p.Key != "dir" && p.Key != "brokers" {
-			settings = append(settings, p)
+			settings = append(settings, engine.Setting{Name: p.Key, Value: p.Value})
 		}
 	}
 	if err := a.Err(); err != nil {
@@ -313,10 +323,11 @@ func runClusterOpen(s *Session, w io.Writer, a *Args) error {
 		}
 		dir = confined
 	}
-	for _, p := range settings {
-		if err := cfg.Set(p.Key, p.Value); err != nil {
-			return err
-		}
+	if err := cfg.SetAll(settingsOf(s.opts.Settings, true)); err != nil {
+		return err
+	}
+	if err := cfg.SetAll(settings); err != nil {
+		return err
 	}
 	cfg.DataDir = "validate"
 	if err := cfg.Validate(); err != nil {
@@ -427,6 +438,9 @@ func runClusterRestart(s *Session, w io.Writer, a *Args) error {
 
 // configView is the result of config show.
 type configView struct {
+	// Rules is the active rule set, as config show prints it first:
+	// "rules=kafka", or "rules=kafka with truncation=high-watermark".
+	Rules    string       `json:"rules"`
 	Brokers  []int32      `json:"brokers"`
 	Settings []configItem `json:"settings"`
 }
@@ -439,9 +453,13 @@ type configItem struct {
 }
 
 func (v configView) writeText(w io.Writer, _ *style) error {
+	fmt.Fprintln(w, v.Rules)
 	fmt.Fprintf(w, "brokers=%s\n", joinIDs(v.Brokers, ","))
 	var rows [][]string
 	for _, it := range v.Settings {
+		if it.Name == engine.RulesKey {
+			continue // the first line
+		}
 		applies := "now"
 		if it.NeedsReopen {
 			applies = "at restart"
@@ -453,7 +471,7 @@ func (v configView) writeText(w io.Writer, _ *style) error {
 
 func runConfigShow(s *Session, w io.Writer, a *Args) error {
 	cfg := s.cluster.Config()
-	v := configView{Brokers: cfg.BrokerIDs}
+	v := configView{Rules: cfg.Rules.Summary(), Brokers: cfg.BrokerIDs}
 	for _, k := range engine.ConfigKeys() {
 		val, err := cfg.Get(k.Name)
 		if err != nil {
@@ -486,14 +504,20 @@ func runConfigSet(s *Session, w io.Writer, a *Args) error {
 		return a.usage("name at least one key=value")
 	}
 	trial := s.cluster.Config()
+	var settings []engine.Setting
 	for _, p := range pairs {
-		if err := trial.Set(p.Key, p.Value); err != nil {
-			return err
-		}
+		settings = append(settings, engine.Setting{Name: p.Key, Value: p.Value})
+	}
+	if err := trial.SetAll(settings); err != nil {
+		return err
 	}
 	if err := trial.Validate(); err != nil {
 		return err
 	}
+	// rules= first, as SetAll applied them.
+	slices.SortStableFunc(pairs, func(x, y Word) int {
+		return boolInt(y.Key == engine.RulesKey) - boolInt(x.Key == engine.RulesKey)
+	})
 	var res configChanged
 	for _, p := range pairs {
 		reopen, err := s.cluster.SetConfig(p.Key, p.Value)
@@ -552,6 +576,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // configDefault is a knob's default value.

@@ -144,9 +144,13 @@ with an old generation is ILLEGAL_GENERATION: refresh first.`,
 			Run:        runConsumerHeartbeat,
 		},
 		{
-			Name:       "close",
-			Args:       "NAME",
-			Summary:    "close the consumer; a member leaves its group, which rebalances",
+			Name:    "close",
+			Args:    "NAME",
+			Summary: "close the consumer; a member leaves its group, which rebalances",
+			Detail: `The member leaves its group at once (Kafka's LeaveGroup) and nothing is
+committed. A Kafka consumer with enable.auto.commit=true, the default,
+commits its consumed positions as it closes
+(ConsumerCoordinator.close); commit first to do the same here.`,
 			Positional: []Param{{Name: "NAME", Values: liveConsumers}},
 			Run:        runConsumerClose,
 		},

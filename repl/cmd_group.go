@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 )
 
@@ -34,6 +36,13 @@ in this process, so HOST is /127.0.0.1; CLIENT-ID is the consumer's REPL
 name. The members flag prints Kafka's --members view, state its --state
 view (MiniKafka has no coordinator broker, so that column is left out and
 the generation is added).
+
+Under views=kafka (rules=kafka) the rows follow Kafka 4.0's order
+(ConsumerGroupCommand.collectGroupsOffsets): grouped by member, the member
+with the most partitions first, then the committed partitions nobody owns;
+and the members view is --members --verbose with Kafka's widths and its
+assignment shape "(0,2), (1)" (one parenthesis per topic, as 3.8+ prints).
+The default rows are sorted by topic and partition.
 
 A group exists once a consumer joins it or offsets are committed for it.
 For any other name the command fails as kafka-consumer-groups does
@@ -104,6 +113,7 @@ type groupView struct {
 	Members    []groupMember  `json:"members"`
 	Partitions []groupPartRow `json:"partitions"`
 	view       string         // "", "members" or "state"
+	kafka      bool           // views=kafka
 }
 
 type groupMember struct {
@@ -161,6 +171,9 @@ func (g groupView) writeText(w io.Writer, _ *style) error {
 	if len(g.Members) == 0 {
 		fmt.Fprintf(w, "\nConsumer group '%s' has no active members.\n", g.Group)
 	}
+	if g.kafka {
+		g.Partitions = kafkaRowOrder(g.Members, g.Partitions)
+	}
 	var topics, consumers, hosts []string
 	for _, p := range g.Partitions {
 		topics = append(topics, p.Topic)
@@ -184,11 +197,50 @@ func (g groupView) writeText(w io.Writer, _ *style) error {
 	return nil
 }
 
+// kafkaRowOrder orders offsets rows as Kafka 4.0 does
+// (ConsumerGroupCommand.collectGroupsOffsets): members with partitions, the
+// one with the most first (ties in the group's member order), each member's
+// rows by partition (then topic; Kafka then walks a HashMap, so rows of one
+// member may come in another order there), then the committed partitions
+// no member owns.
+func kafkaRowOrder(members []groupMember, rows []groupPartRow) []groupPartRow {
+	byMember := slices.Clone(members)
+	slices.SortStableFunc(byMember, func(a, b groupMember) int { return len(b.Assignment) - len(a.Assignment) })
+	byPartition := func(a, b groupPartRow) int {
+		if a.Partition != b.Partition {
+			return int(a.Partition - b.Partition)
+		}
+		return strings.Compare(a.Topic, b.Topic)
+	}
+	out := make([]groupPartRow, 0, len(rows))
+	for _, m := range byMember {
+		var mine []groupPartRow
+		for _, r := range rows {
+			if r.ConsumerID != nil && *r.ConsumerID == m.MemberID {
+				mine = append(mine, r)
+			}
+		}
+		slices.SortFunc(mine, byPartition)
+		out = append(out, mine...)
+	}
+	var unowned []groupPartRow
+	for _, r := range rows {
+		if r.ConsumerID == nil {
+			unowned = append(unowned, r)
+		}
+	}
+	slices.SortFunc(unowned, byPartition)
+	return append(out, unowned...)
+}
+
 // writeMembers prints the --members --verbose view.
 func (g groupView) writeMembers(w io.Writer) error {
 	if len(g.Members) == 0 {
 		_, err := fmt.Fprintf(w, "\nConsumer group '%s' has no active members.\n", g.Group)
 		return err
+	}
+	if g.kafka {
+		return g.writeKafkaMembers(w)
 	}
 	var ids []string
 	for _, m := range g.Members {
@@ -202,6 +254,47 @@ func (g groupView) writeMembers(w io.Writer) error {
 		fmt.Fprintf(w, format, g.Group, m.MemberID, localHost, dashS(m.ClientID), fmt.Sprint(len(m.Assignment)), kafkaAssignment(m.Assignment))
 	}
 	return nil
+}
+
+// writeKafkaMembers prints Kafka 4.0's --members --verbose view
+// (ConsumerGroupCommand.printMembers): GROUP, CONSUMER-ID, HOST and
+// CLIENT-ID at least 15 wide, #PARTITIONS 15 wide and a space, then
+// ASSIGNMENT as 3.8+ prints it.
+func (g groupView) writeKafkaMembers(w io.Writer) error {
+	ids, clients := []string{}, []string{}
+	for _, m := range g.Members {
+		ids = append(ids, m.MemberID)
+		clients = append(clients, dashS(m.ClientID))
+	}
+	gw, cw, hw, clw := widthOf(15, g.Group), widthOf(15, ids...), widthOf(15, localHost), widthOf(15, clients...)
+	format := fmt.Sprintf("%%-%ds %%-%ds %%-%ds %%-%ds %%-15s %%s", gw, cw, hw, clw)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, "GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT"), " "))
+	for _, m := range g.Members {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, g.Group, m.MemberID, localHost, dashS(m.ClientID), fmt.Sprint(len(m.Assignment)), kafka38Assignment(m.Assignment)), " "))
+	}
+	return nil
+}
+
+// kafka38Assignment renders partitions as Kafka 3.8+ --members --verbose
+// does: one "(p,p)" per topic, without the topic's name, partitions and
+// groups sorted as strings; "-" for none.
+func kafka38Assignment(tps []string) string {
+	if len(tps) == 0 {
+		return "-"
+	}
+	parts := map[string][]string{}
+	for _, name := range tps {
+		i := strings.LastIndexByte(name, '-')
+		parts[name[:i]] = append(parts[name[:i]], name[i+1:])
+	}
+	var groups []string
+	for _, ps := range parts {
+		slices.Sort(ps)
+		groups = append(groups, "("+strings.Join(ps, ",")+")")
+	}
+	slices.Sort(groups)
+	return strings.Join(groups, ", ")
 }
 
 // kafkaAssignment renders partitions as Kafka's --members --verbose does:
@@ -247,7 +340,7 @@ func runGroupDescribe(s *Session, w io.Writer, a *Args) error {
 		return groupError(a.Pos(0), err)
 	}
 	v := groupView{Group: d.GroupID, State: d.State.String(), kafkaState: d.State.KafkaName(), Generation: d.Generation,
-		Members: []groupMember{}, Partitions: []groupPartRow{}}
+		Members: []groupMember{}, Partitions: []groupPartRow{}, kafka: s.cluster.Config().Rules.Views == engine.ViewsKafka}
 	switch {
 	case a.Flag("members"):
 		v.view = "members"

@@ -38,7 +38,14 @@ producer id/epoch/sequence, partitionLeaderEpoch, isTransactional,
 isControl, position, CreateTime, size, crc, isvalid), and a line for
 invalid bytes at the end of a damaged file. segment=BASE dumps one file;
 records adds a line per record (Kafka's --deep-iteration --print-data-log).
-MKB1 has no magic, compresscodec or deleteHorizonMs, so they are left out.`,
+MKB1 has no magic, compresscodec or deleteHorizonMs, so they are left out;
+a null key prints key: null, a marker | offset: N endTxnMarker: COMMIT, and
+a batch with a bad CRC ends the dump as invalid bytes. Under views=kafka
+(rules=kafka) the lines are Kafka 4.0's (DumpLogSegments): the three
+fields (magic being MKB1's format version), no key: or payload: for a null
+key or value, Kafka's control-record line with coordinatorEpoch, a batch
+with a bad CRC printed with isvalid: false and the dump going on, and
+"Found N invalid bytes at the end of NAME". Sizes and CRCs stay MKB1's.`,
 			Positional: []Param{{Name: "TP", Values: livePartitions}},
 			Keys:       []Param{{Name: "broker", Values: liveBrokers}, {Name: "segment"}},
 			Flags:      []Param{{Name: "records"}},

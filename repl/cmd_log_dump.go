@@ -13,6 +13,7 @@ type dumpView struct {
 	Broker   int32         `json:"broker"`
 	Segments []dumpSegment `json:"segments"`
 	records  bool
+	kafka    bool // views=kafka: Kafka 4.0's lines (dumplog.KafkaText)
 	segs     []dumplog.Segment
 }
 
@@ -45,8 +46,12 @@ type dumpBatch struct {
 }
 
 func (v dumpView) writeText(w io.Writer, _ *style) error {
+	text := dumplog.Text
+	if v.kafka {
+		text = dumplog.KafkaText
+	}
 	for _, seg := range v.segs {
-		if err := dumplog.Text(w, seg, v.records); err != nil {
+		if err := text(w, seg, v.records); err != nil {
 			return err
 		}
 	}
@@ -86,7 +91,7 @@ func runLogDump(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	v := dumpView{Broker: l.Broker, records: a.Flag("records"), Segments: []dumpSegment{}}
+	v := dumpView{Broker: l.Broker, records: a.Flag("records"), Segments: []dumpSegment{}, kafka: s.cluster.Config().Rules.Views == engine.ViewsKafka}
 	for _, sg := range segs {
 		seg, err := s.dumpSegmentOf(l, sg)
 		if err != nil {

@@ -78,9 +78,10 @@ until replication settles them.`,
 		},
 		{
 			Name:    "retry",
-			Args:    "NAME",
+			Args:    "NAME [back=N]",
 			Summary: "resend the last batch exactly as sent (same producer id, epoch, sequence)",
-			Detail: `Resends the last batch, whether its acknowledgement succeeded, failed
+			Detail: `Resends the last batch (back=N: the batch sent N batches ago, up to 5),
+whether its acknowledgement succeeded, failed
 (NOT_ENOUGH_REPLICAS_AFTER_APPEND, a crashed leader) or is still
 pending, and says what the broker did with it:
 
@@ -91,9 +92,11 @@ pending, and says what the broker did with it:
              is (a second copy a consumer reads if the first one landed),
              an idempotent one's when the first attempt never reached the log
 
-MiniKafka remembers one batch per producer and partition (Kafka: five),
-so only the last batch can be retried.`,
+MiniKafka remembers one batch per producer and partition, so only the
+last batch is recognised; Kafka remembers five (idempotence.window=5
+under rules=kafka), and an older retry is OUT_OF_ORDER_SEQUENCE either way.`,
 			Positional: []Param{{Name: "NAME", Values: liveProducers}},
+			Keys:       []Param{{Name: "back", Values: choices("1", "2", "3", "4", "5")}},
 			Run:        runProducerRetry,
 		},
 		{

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/producer"
 )
 
 // retried is the result of producer retry: what the broker did with the
@@ -68,18 +69,26 @@ func (r retried) writeText(w io.Writer, _ *style) error {
 }
 
 func runProducerRetry(s *Session, w io.Writer, a *Args) error {
-	np, err := s.producerNamed(a.Pos(0))
+	name := a.Pos(0)
+	back := int(a.Int("back", 1, 1, producer.MaxRetryBack))
+	if err := a.Err(); err != nil {
+		return err
+	}
+	np, err := s.producerNamed(name)
 	if err != nil {
 		return err
 	}
-	last := np.p.Describe().LastBatch
+	var last producer.BatchState
+	if recent := np.p.Describe().Recent; back <= len(recent) {
+		last = recent[back-1]
+	}
 	before := int64(-1)
 	if last.Records > 0 {
 		if st, err := s.cluster.PartitionState(last.TP); err == nil {
 			before = st.LEO
 		}
 	}
-	futs, err := np.p.Retry()
+	futs, err := np.p.RetryBack(back)
 	if err != nil {
 		return err
 	}

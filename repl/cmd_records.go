@@ -24,12 +24,17 @@ var produceCommand = &Command{
 batch.size=1 would, and prints TOPIC-P@OFFSET. Without partition=, a keyed
 record goes to crc32(key) mod partitions and a keyless one to the topic's
 sticky partition: the cluster keeps one per topic, starting at 0, and
-moves it to the next partition after each keyless produce that succeeds
-(Kafka's sticky partitioner with one-record batches). acks defaults to 1.
+moves it to the next partition after each keyless produce that succeeds.
+Under partitioner=murmur2 (rules=kafka) a keyed record goes where a Kafka
+producer puts it, toPositive(murmur2(key)) mod partitions, and a keyless
+one to a random partition with a leader, kept until batch.size (16384)
+bytes went to it (Kafka's sticky partitioner, KIP-794). acks defaults to 1.
 
   acks=0    the leader appends, but the producer is never told the offset
   acks=1    acknowledged once the leader has it (followers may not)
   acks=all  pending until every ISR member has it; replicate resolves it
+            (under hw.under.min.isr=hold, until the HW covers it, or
+            REQUEST_TIMED_OUT after request.timeout.ms)
 
 A missing key= is a null key; key="" is the empty key. value= is required
 unless the record is a tombstone (a null value). timestamp=MS sets the
@@ -109,16 +114,25 @@ func pendingAs(ackID int64, waiting []int32, target int64) string {
 }
 
 // waitingFor lists the brokers a pending acks=all acknowledgement still
-// waits for: those of the ISR it captured whose LEO is below its target.
-func waitingFor(ack *engine.Ack, replicas []engine.ReplicaState) []int32 {
+// waits for: those of the ISR it captured whose LEO is below its target
+// (MiniKafka's rule), or, under Kafka's HW rule (hold), the members of the
+// ISR now whose LEO is below it (the HW is their minimum).
+func waitingFor(ack *engine.Ack, replicas []engine.ReplicaState, hold bool) []int32 {
 	var out []int32
 	for _, r := range replicas {
-		if slices.Contains(ack.Captured, r.Broker) && r.LEO < ack.Target {
+		member := slices.Contains(ack.Captured, r.Broker)
+		if hold {
+			member = r.InISR
+		}
+		if member && r.LEO < ack.Target {
 			out = append(out, r.Broker)
 		}
 	}
 	return out
 }
+
+// hwHold reports whether Kafka's HW rule (hw.under.min.isr=hold) is in force.
+func (s *Session) hwHold() bool { return s.cluster.Config().Rules.HWUnderMinISR == "hold" }
 
 // waitingNow is waitingFor with the ack's partition as it stands now
 // (nobody when the partition cannot be described).
@@ -127,7 +141,7 @@ func (s *Session) waitingNow(ack *engine.Ack) []int32 {
 	if err != nil {
 		return nil
 	}
-	return waitingFor(ack, st.Replicas)
+	return waitingFor(ack, st.Replicas, s.hwHold())
 }
 
 // untilReached says what a pending acks=all acknowledgement waits for:

@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/minikafka-lab/minikafka/engine"
 )
@@ -34,8 +35,13 @@ only the committed prefix: the new leader truncates to the high
 watermark, the leader epoch goes up by one, the ISR becomes just the new
 leader, and pending acks=all waiters fail with FENCED_LEADER_EPOCH.
 Replicas that hold records beyond the HW are marked diverged and
-truncate before they fetch again. (Kafka keeps the new leader's log and
-reconciles followers by leader epoch, KIP-101.)`,
+truncate before they fetch again.
+
+Kafka's rules differ, one knob each (help rules): under
+truncation=leader-epoch the new leader keeps its whole log and followers
+reconcile by leader epoch (OffsetsForLeaderEpoch, KIP-101); under
+controller=kraft this is an admin election and the ISR stays; under
+errors=kafka pending acks=all fail with NOT_LEADER_OR_FOLLOWER.`,
 	Chapter:    6,
 	Group:      "Replication and failure",
 	Positional: []Param{{Name: "TP", Values: livePartitions}, {Name: "ID", Values: liveBrokers}},
@@ -49,7 +55,9 @@ var rejoinCommand = &Command{
 	Detail: `The follower truncates to the high watermark if it is above it, takes the
 current leader epoch and leaves the ISR; it re-enters at a later
 replicate once it meets the ISR rules again (caught up to the HW and
-within the lag limits). The leader cannot rejoin.`,
+within the lag limits). Under truncation=leader-epoch it cuts where the
+leader's answer to OffsetsForLeaderEpoch says instead. The leader cannot
+rejoin.`,
 	Chapter:    6,
 	Group:      "Replication and failure",
 	Positional: []Param{{Name: "TP", Values: livePartitions}, {Name: "ID", Values: liveBrokers}},
@@ -64,7 +72,10 @@ var offsetsCommand = &Command{
 (HW), last stable offset (LSO), log start offset and ISR. Then one row per
 replica: its LEO (the offset its next record gets), its log start, whether
 it is in the ISR, how many offsets it lags the leader, and the clock time
-of its last fetch. Pending acks=all waiters are listed last.`,
+of its last fetch. Under follower.hw=fetch (rules=kafka) a column HW shows
+the high watermark each replica knows: a follower learns it from its fetch
+responses, one round after the leader. Pending acks=all waiters are
+listed last.`,
 	Chapter:    1,
 	Group:      "Views and checks",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
@@ -209,6 +220,8 @@ type offsetsView struct {
 	ISR         []int32       `json:"isr"`
 	Replicas    []replicaView `json:"replicas"`
 	PendingAcks []pendingAck  `json:"pending_acks"`
+	// Leaderless: the KRaft controller fenced the leader and elected nobody.
+	Leaderless bool `json:"leaderless,omitempty"`
 }
 
 type replicaView struct {
@@ -223,6 +236,11 @@ type replicaView struct {
 	Diverged    bool   `json:"diverged"`
 	// Offline says why the broker is down when its log directory failed.
 	Offline string `json:"log_dir_failure,omitempty"`
+	// HW is the HW this replica knows, shown under follower.hw=fetch.
+	HW *int64 `json:"hw,omitempty"`
+	// Reconciling: it asks the leader (OffsetsForLeaderEpoch) before its
+	// next fetch (truncation=leader-epoch).
+	Reconciling bool `json:"reconciling,omitempty"`
 }
 
 type pendingAck struct {
@@ -233,17 +251,26 @@ type pendingAck struct {
 	// Original); it waits only for the HW to cover it (decision 5).
 	Duplicate bool   `json:"duplicate,omitempty"`
 	Original  *int64 `json:"original_offset,omitempty"`
-	hw        int64
+	// DeadlineMs: under hw.under.min.isr=hold it fails REQUEST_TIMED_OUT
+	// at this clock time.
+	DeadlineMs *int64 `json:"deadline_ms,omitempty"`
+	hw         int64
+	hold       bool
 }
 
 func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 	v := offsetsView{Topic: st.TP.Topic, Partition: st.TP.Partition, Leader: st.Leader, Online: st.Online,
 		LeaderEpoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR,
-		Replicas: []replicaView{}, PendingAcks: []pendingAck{}}
+		Replicas: []replicaView{}, PendingAcks: []pendingAck{}, Leaderless: st.Leaderless}
+	hold := s.hwHold()
 	failed := s.logDirFailures()
 	for _, r := range st.Replicas {
 		rv := replicaView{Broker: r.Broker, Role: r.Role, LEO: r.LEO, LogStart: r.LogStart, InISR: r.InISR,
-			Lag: max(0, st.LEO-r.LEO), Up: r.Up, Diverged: r.Diverged, Offline: failed[r.Broker]}
+			Lag: max(0, st.LEO-r.LEO), Up: r.Up, Diverged: r.Diverged, Reconciling: r.Reconciling, Offline: failed[r.Broker]}
+		if st.FollowerHWs {
+			hw := r.HW
+			rv.HW = &hw
+		}
 		if r.Broker != st.Leader {
 			t := r.LastFetchMs
 			rv.LastFetchMs = &t
@@ -254,31 +281,39 @@ func newOffsetsView(s *Session, st engine.PartitionState) offsetsView {
 		if ack.TP != st.TP {
 			continue
 		}
-		pa := pendingAck{ID: ack.ID(), Target: ack.Target, Waiting: []int32{}, hw: st.HW}
+		pa := pendingAck{ID: ack.ID(), Target: ack.Target, Waiting: []int32{}, hw: st.HW, hold: hold}
+		if ack.DeadlineMs > 0 {
+			d := ack.DeadlineMs
+			pa.DeadlineMs = &d
+		}
 		if res := ack.Value(); res.Duplicate {
 			o := res.BaseOffset
 			pa.Duplicate, pa.Original = true, &o
 			v.PendingAcks = append(v.PendingAcks, pa)
 			continue
 		}
-		pa.Waiting = append(pa.Waiting, waitingFor(ack, st.Replicas)...)
+		pa.Waiting = append(pa.Waiting, waitingFor(ack, st.Replicas, hold)...)
 		v.PendingAcks = append(v.PendingAcks, pa)
 	}
 	return v
 }
 
 // partitionHeader is the one-line summary shared by offsets and show.
-func partitionHeader(tp string, leader int32, online bool, epoch int32, hw, lso, logStart int64, isr []int32) string {
+func partitionHeader(tp string, leader int32, online, leaderless bool, epoch int32, hw, lso, logStart int64, isr []int32) string {
 	l := fmt.Sprint(leader)
-	if !online {
+	switch {
+	case leaderless:
+		l = fmt.Sprintf("none (%d fenced)", leader)
+	case !online:
 		l += " (offline)"
 	}
 	return fmt.Sprintf("%s  leader=%s epoch=%d  HW=%d  LSO=%d  log-start=%d  ISR=%s", tp, l, epoch, hw, lso, logStart, brokerSet(isr))
 }
 
 func (v offsetsView) writeText(w io.Writer, _ *style) error {
-	fmt.Fprintln(w, partitionHeader(fmt.Sprintf("%s-%d", v.Topic, v.Partition), v.Leader, v.Online, v.LeaderEpoch, v.HW, v.LSO, v.LogStart, v.ISR))
+	fmt.Fprintln(w, partitionHeader(fmt.Sprintf("%s-%d", v.Topic, v.Partition), v.Leader, v.Online, v.Leaderless, v.LeaderEpoch, v.HW, v.LSO, v.LogStart, v.ISR))
 	var rows [][]string
+	perReplicaHW := len(v.Replicas) > 0 && v.Replicas[0].HW != nil
 	for _, r := range v.Replicas {
 		isr, lag, fetch, state := "no", fmt.Sprint(r.Lag), "-", "up"
 		if r.InISR {
@@ -297,10 +332,20 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 			state = "crashed"
 		case r.Diverged:
 			state = "diverged"
+		case r.Reconciling:
+			state = "reconciling"
 		}
-		rows = append(rows, []string{fmt.Sprint(r.Broker), r.Role, fmt.Sprint(r.LEO), fmt.Sprint(r.LogStart), isr, lag, fetch, state})
+		row := []string{fmt.Sprint(r.Broker), r.Role, fmt.Sprint(r.LEO), fmt.Sprint(r.LogStart), isr, lag, fetch, state}
+		if perReplicaHW {
+			row = slices.Insert(row, 3, fmt.Sprint(*r.HW))
+		}
+		rows = append(rows, row)
 	}
-	if err := renderTable(w, []string{"BROKER", "ROLE", "LEO", "LOG-START", "IN-ISR", "LAG", "LAST-FETCH-MS", "STATE"}, rows); err != nil {
+	head := []string{"BROKER", "ROLE", "LEO", "LOG-START", "IN-ISR", "LAG", "LAST-FETCH-MS", "STATE"}
+	if perReplicaHW {
+		head = slices.Insert(head, 3, "HW")
+	}
+	if err := renderTable(w, head, rows); err != nil {
 		return err
 	}
 	for _, r := range v.Replicas {
@@ -314,7 +359,11 @@ func (v offsetsView) writeText(w io.Writer, _ *style) error {
 				p.ID, offsetsText(*p.Original, p.Target-1), p.Target-1, p.hw)
 			continue
 		}
-		fmt.Fprintf(w, "pending acks=all: ack #%d waits %s\n", p.ID, untilReached(p.Waiting, p.Target))
+		until := untilReached(p.Waiting, p.Target)
+		if p.hold && p.DeadlineMs != nil {
+			until += fmt.Sprintf(", or fails REQUEST_TIMED_OUT at %d ms", *p.DeadlineMs)
+		}
+		fmt.Fprintf(w, "pending acks=all: ack #%d waits %s\n", p.ID, until)
 	}
 	return nil
 }

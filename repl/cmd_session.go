@@ -11,7 +11,11 @@ var helpCommand = &Command{
 	Summary: "list the commands, or explain one and name the chapter that teaches it",
 	Detail: `Without an argument, help lists every command by topic with the chapter
 that teaches it. help COMMAND shows the usage of a command and all its
-subcommands; help COMMAND SUBCOMMAND explains one subcommand.`,
+subcommands; help COMMAND SUBCOMMAND explains one subcommand. help rules
+lists the rules that differ between MiniKafka and Kafka 4.x, each with
+both behaviours, the Kafka source it follows and the lab that runs it
+under both; help errors lists every error code with Kafka's name and
+number.`,
 	Group:      "Session",
 	Positional: []Param{{Name: "COMMAND", Optional: true, Rest: true}},
 	Run:        runHelp,

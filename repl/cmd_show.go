@@ -46,7 +46,7 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	p := &picture{TP: tp.String(), Topic: tp.Topic, Part: tp.Partition, Leader: st.Leader, Online: st.Online,
-		Epoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR}
+		Leaderless: st.Leaderless, Epoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR}
 	first, end := int64(-1), st.HW
 	for _, r := range st.Replicas {
 		if !r.Up {
@@ -63,8 +63,13 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 	p.First, p.End = first, end
 	failed := s.logDirFailures()
 	for _, r := range st.Replicas {
-		p.Rows = append(p.Rows, pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
-			Diverged: r.Diverged, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}, Offline: failed[r.Broker]})
+		row := pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
+			Diverged: r.Diverged, Reconciling: r.Reconciling, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}, Offline: failed[r.Broker]}
+		if st.FollowerHWs {
+			hw := r.HW
+			row.HW = &hw
+		}
+		p.Rows = append(p.Rows, row)
 	}
 	// The columns are chosen once, with every replica's LEO and log start
 	// among the marks, so the cells read are exactly the columns drawn.

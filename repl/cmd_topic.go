@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/topic"
 )
 
 var topicCommand = &Command{
@@ -40,7 +41,14 @@ A name is 1 to 249 characters of [A-Za-z0-9._-].`,
 Topic: orders	PartitionCount: 2	ReplicationFactor: 2	Configs:
 	Topic: orders	Partition: 0	Leader: 1	Replicas: 1,2	Isr: 1,2
 Leader is none while the leader's broker is crashed. MiniKafka has no
-per-topic configs, so Configs is empty. Without NAME, every topic.`,
+per-topic configs, so Configs is empty; the ISR is sorted. These are the
+lines of Kafka 2.4 to 2.7. Under views=kafka (rules=kafka) the lines are
+Kafka 4.0's (TopicCommand): the topic line has TopicId (MiniKafka derives
+it from the name; Kafka draws it at random) and Configs lists the settings
+that differ from Kafka's defaults, and each partition line ends with Elr:
+and LastKnownElr:, empty since MiniKafka models no eligible leader
+replicas (KIP-966), with the ISR in Kafka's stored order. Without NAME,
+every topic.`,
 			Positional: []Param{{Name: "NAME", Optional: true, Values: liveTopics}},
 			Run:        runTopicDescribe,
 		},
@@ -69,9 +77,14 @@ its restart, and its logs lose the bytes appended since their last flush
 			Positional: []Param{{Name: "ID", Values: liveBrokers}},
 			Flags:      []Param{{Name: "keep-unflushed"}},
 			Detail: `The broker stops. Partitions it led answer LEADER_NOT_AVAILABLE until
-promote TP ID picks an in-sync replica or the broker restarts. A crashed
-follower stays in the ISR until replica.lag.time.max.ms passes without a
-fetch (clock advance), which is how Kafka notices.`,
+promote TP ID picks an in-sync replica or the broker restarts. Under
+MiniKafka's manual controller a crashed follower stays in the ISR until
+replica.lag.time.max.ms passes without a fetch (clock advance). Kafka
+notices a dead broker differently: its KRaft controller fences a broker
+that has not heartbeated for broker.session.timeout.ms (9 s), removes it
+from every ISR and elects new leaders from the ISR. controller=kraft
+(rules=kafka) does that: clock advance past broker.session.timeout.ms,
+and each controller decision is printed.`,
 			Run: runBrokerCrash,
 		},
 		{
@@ -81,8 +94,12 @@ fetch (clock advance), which is how Kafka notices.`,
 			Positional: []Param{{Name: "ID", Values: liveBrokers}},
 			Detail: `Each of the broker's logs is reopened with real recovery: without a
 clean-shutdown marker the active segment is rescanned and a torn tail
-cut off. A follower above the HW truncates to it; it catches up at the
-next replicate. A partition it led comes back in a new leader epoch.`,
+cut off. A follower above the HW truncates to it (under
+truncation=leader-epoch it keeps its log and asks the leader where it
+diverges before its next fetch); it catches up at the next replicate. A
+partition it led comes back in a new leader epoch. Under controller=kraft
+the broker registers as a new incarnation: the controller fences the old
+one first, so it comes back outside every ISR it could leave.`,
 			Run: runBrokerRestart,
 		},
 	},
@@ -153,10 +170,56 @@ func runTopicList(s *Session, w io.Writer, a *Args) error {
 // topicDescription is the result of topic describe.
 type topicDescription struct {
 	Topics []describedTopic `json:"topics"`
+	kafka  bool             // views=kafka
+}
+
+// writeKafka prints Kafka 4.0's kafka-topics --describe lines
+// (TopicCommand.TopicDescription and PartitionDescription.printDescription):
+// TopicId on the topic line, Elr and LastKnownElr on every partition line.
+// Trailing spaces (after an empty Configs:, Elr: or LastKnownElr:) are
+// dropped, as labs compare lines without them.
+func (d topicDescription) writeKafka(w io.Writer) error {
+	for _, t := range d.Topics {
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(fmt.Sprintf("Topic: %s\tTopicId: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s",
+			t.Topic, t.TopicID, t.PartitionCount, t.ReplicationFactor, t.Configs), " "))
+		for _, p := range t.Partitions {
+			leader := "none"
+			if p.Leader != nil {
+				leader = fmt.Sprint(*p.Leader)
+			}
+			fmt.Fprintf(w, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s\tElr: \tLastKnownElr:\n",
+				t.Topic, p.Partition, leader, joinIDs(p.Replicas, ","), joinIDs(p.ISR, ","))
+		}
+	}
+	return nil
+}
+
+// kafkaTopicConfigs is the Configs field Kafka 4.0 would print for a topic
+// on these brokers: the settings whose value is not Kafka's default (a
+// broker's static config counts as set), in name order (Kafka's order is a
+// hash map's). MiniKafka's brokers always run with segment.bytes=1048576
+// (Kafka's default is 1 GiB).
+func kafkaTopicConfigs(cfg engine.Config) string {
+	var out []string
+	if cfg.IndexIntervalBytes != 4096 {
+		out = append(out, fmt.Sprintf("index.interval.bytes=%d", cfg.IndexIntervalBytes))
+	}
+	if cfg.MinInsyncReplicas != 1 {
+		out = append(out, fmt.Sprintf("min.insync.replicas=%d", cfg.MinInsyncReplicas))
+	}
+	if cfg.SegmentBytes != 1<<30 {
+		out = append(out, fmt.Sprintf("segment.bytes=%d", cfg.SegmentBytes))
+	}
+	if cfg.Rules.UncleanLeaderElection {
+		out = append(out, "unclean.leader.election.enable=true")
+	}
+	return strings.Join(out, ",")
 }
 
 type describedTopic struct {
 	Topic             string               `json:"topic"`
+	TopicID           string               `json:"topic_id,omitempty"` // views=kafka
+	Configs           string               `json:"configs,omitempty"`  // views=kafka
 	PartitionCount    int                  `json:"partition_count"`
 	ReplicationFactor int                  `json:"replication_factor"`
 	Partitions        []describedPartition `json:"partitions"`
@@ -173,6 +236,9 @@ type describedPartition struct {
 // writeText prints kafka-topics --describe lines. Kafka ends the topic line
 // with "Configs: " and nothing after it; the trailing space is dropped here.
 func (d topicDescription) writeText(w io.Writer, _ *style) error {
+	if d.kafka {
+		return d.writeKafka(w)
+	}
 	for _, t := range d.Topics {
 		fmt.Fprintf(w, "Topic: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs:\n", t.Topic, t.PartitionCount, t.ReplicationFactor)
 		for _, p := range t.Partitions {
@@ -202,9 +268,13 @@ func runTopicDescribe(s *Session, w io.Writer, a *Args) error {
 		}
 		topics = ts
 	}
-	res := topicDescription{Topics: []describedTopic{}}
+	cfg := s.cluster.Config()
+	res := topicDescription{Topics: []describedTopic{}, kafka: cfg.Rules.Views == engine.ViewsKafka}
 	for _, t := range topics {
 		dt := describedTopic{Topic: t.Name, PartitionCount: len(t.Partitions)}
+		if res.kafka {
+			dt.TopicID, dt.Configs = topic.ID(t.Name), kafkaTopicConfigs(cfg)
+		}
 		for _, p := range t.Partitions {
 			dt.ReplicationFactor = max(dt.ReplicationFactor, len(p.Replicas))
 			st, err := s.cluster.PartitionState(p.TP())
@@ -212,6 +282,9 @@ func runTopicDescribe(s *Session, w io.Writer, a *Args) error {
 				return err
 			}
 			dp := describedPartition{Partition: p.Partition, LeaderEpoch: st.LeaderEpoch, Replicas: p.Replicas, ISR: st.ISR}
+			if res.kafka {
+				dp.ISR = st.ISRStored
+			}
 			if st.Online {
 				l := st.Leader
 				dp.Leader = &l
@@ -231,6 +304,7 @@ type brokerList struct {
 type brokerInfo struct {
 	Broker         int32    `json:"broker"`
 	Up             bool     `json:"up"`
+	Fenced         bool     `json:"fenced,omitempty"` // by the KRaft controller
 	LeaderOf       []string `json:"leader_of"`
 	ReplicaOf      []string `json:"replica_of"`
 	UnflushedBytes int64    `json:"unflushed_bytes"`
@@ -245,6 +319,8 @@ func (b brokerList) writeText(w io.Writer, _ *style) error {
 		switch {
 		case !x.Up && x.Offline != "":
 			state = "offline"
+		case x.Fenced:
+			state = "crashed, fenced"
 		case !x.Up:
 			state = "crashed"
 		}
@@ -268,7 +344,7 @@ func runBrokerList(s *Session, w io.Writer, a *Args) error {
 	}
 	res := brokerList{Brokers: []brokerInfo{}}
 	for _, b := range bs {
-		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes, Offline: b.LogDirFailure})
+		res.Brokers = append(res.Brokers, brokerInfo{Broker: b.ID, Up: b.Up, Fenced: b.Fenced, LeaderOf: tpNames(b.LeaderOf), ReplicaOf: tpNames(b.ReplicaOf), UnflushedBytes: b.UnflushedBytes, Offline: b.LogDirFailure})
 	}
 	return s.emit(w, res)
 }

@@ -68,7 +68,7 @@ func TestErrorListJoined(t *testing.T) {
 	want := "error: CORRUPT_BATCH: broker-1/e-0/00000000000000000000.log at byte 0: batch CRC mismatch\n" +
 		"error: NOT_ENOUGH_REPLICAS: commit marker for t-1: ISR [1] has 1, below min.insync.replicas=2\n" +
 		"error: CORRUPT_BATCH: broker-2/e-1/00000000000000000000.log at byte 0: batch CRC mismatch\n" +
-		"hint: " + hints[kerr.CorruptBatch] + "\n" +
+		"hint: " + hints[kerr.CorruptBatch] + "; Kafka calls it CORRUPT_MESSAGE (error code 2)\n" +
 		"hint: " + hints[kerr.NotEnoughReplicas] + "\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
@@ -79,6 +79,30 @@ func TestErrorListJoined(t *testing.T) {
 	// A code with no message reads as words; a wrapper's context stays.
 	if p := errorList(fmt.Errorf("while closing: %w", kerr.New(kerr.FrameTooLarge, ""))); p[0].msg != "while closing: frame too large" {
 		t.Errorf("empty message: %+v", p)
+	}
+}
+
+// TestHintsNameKafkasCode: a hint gives Kafka's name and number where
+// Kafka calls the error something else (UNKNOWN_TOPIC is Kafka's
+// UNKNOWN_TOPIC_OR_PARTITION, 3), and nothing where the names agree or
+// Kafka has no such error.
+func TestHintsNameKafkasCode(t *testing.T) {
+	for _, c := range []struct {
+		code kerr.Code
+		want string
+	}{
+		{kerr.UnknownTopic, "; Kafka calls it UNKNOWN_TOPIC_OR_PARTITION (error code 3)"},
+		{kerr.UnknownPartition, "; Kafka calls it UNKNOWN_TOPIC_OR_PARTITION (error code 3)"},
+		{kerr.OutOfOrderSequence, "; Kafka calls it OUT_OF_ORDER_SEQUENCE_NUMBER (error code 45)"},
+		{kerr.StorageError, "; Kafka calls it KAFKA_STORAGE_ERROR (error code 56)"},
+		{kerr.UnknownMember, "; Kafka calls it UNKNOWN_MEMBER_ID (error code 25)"},
+		{kerr.NotEnoughReplicas, ""},
+		{kerr.NotPartitionOwner, ""},
+	} {
+		_, _, _, hint := errorParts(kerr.New(c.code, "x"))
+		if c.want == "" && strings.Contains(hint, "Kafka calls it") || !strings.HasSuffix(hint, c.want) {
+			t.Errorf("%s: hint %q, want the suffix %q", c.code, hint, c.want)
+		}
 	}
 }
 

@@ -70,6 +70,7 @@ func (l helpList) writeText(w io.Writer, st *style) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Arguments: positional words, then key=value, then flags. Quote \"two words\",")
 	fmt.Fprintln(w, "write bytes as hex:6869 or b64:aGk=, durations as 500ms, 10s, 2m. # starts a comment.")
+	fmt.Fprintln(w, "`help rules` compares MiniKafka's rules with Kafka's; `help errors` lists the error codes.")
 	return nil
 }
 
@@ -143,6 +144,9 @@ func runHelp(s *Session, w io.Writer, a *Args) error {
 	}
 	names := a.Rest(0)
 	c := s.reg.Lookup(names[0])
+	if topic, ok := helpTopics[names[0]]; ok && c == nil && len(names) == 1 {
+		return s.emit(w, topic(s))
+	}
 	if c == nil {
 		return s.reg.unknown(names[0])
 	}

@@ -61,7 +61,11 @@ func liveProducers(s *Session) []string {
 func configKeyParams() []Param {
 	var ps []Param
 	for _, k := range engine.ConfigKeys() {
-		ps = append(ps, Param{Name: k.Name})
+		p := Param{Name: k.Name}
+		if len(k.Values) > 0 {
+			p.Values = choices(k.Values...)
+		}
+		ps = append(ps, p)
 	}
 	return ps
 }

@@ -163,7 +163,7 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	var he *hintedError
 	if errors.As(err, &he) {
 		code, msg, usage, _ = errorParts(he.err)
-		return code, msg, usage, he.hint
+		return code, msg, usage, withKafkaName(he.hint, kerr.Code(code))
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
@@ -179,12 +179,12 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	}
 	if e, ok := kerr.As(err); ok {
 		if storage.IsDiskError(err) {
-			return string(e.Code), kerrMessage(err, e), "", diskHint
+			return string(e.Code), kerrMessage(err, e), "", withKafkaName(diskHint, e.Code)
 		}
 		if errors.Is(err, vfs.ErrLocked) {
-			return string(e.Code), kerrMessage(err, e), "", lockedHint
+			return string(e.Code), kerrMessage(err, e), "", withKafkaName(lockedHint, e.Code)
 		}
-		return string(e.Code), kerrMessage(err, e), "", hintFor(e)
+		return string(e.Code), kerrMessage(err, e), "", withKafkaName(hintFor(e), e.Code)
 	}
 	return string(kerr.Internal), err.Error(), "", ""
 }
@@ -298,6 +298,16 @@ func hintFor(e *kerr.Error) string {
 	return hints[e.Code]
 }
 
+// withKafkaName adds Kafka's name and number to a hint when Kafka calls
+// the error something else (help errors lists them all).
+func withKafkaName(hint string, code kerr.Code) string {
+	k, ok := kerr.Kafka(code)
+	if !ok || k.Name == string(code) || hint == "" {
+		return hint
+	}
+	return fmt.Sprintf("%s; Kafka calls it %s (error code %d)", hint, k.Name, k.Number)
+}
+
 // hints are the REPL's next steps, one per domain code a learner can meet:
 // lower-case, no final period, and each says what to look at or do next
 // (TestHintsStyle).
@@ -327,4 +337,6 @@ var hints = map[kerr.Code]string{
 	kerr.LeaderNotAvailable:           "the leader's broker is crashed: `promote TP ID` an in-sync replica or `broker restart ID`",
 	kerr.BrokerNotAvailable:           "`broker list` shows which brokers are up; `broker restart ID` brings one back",
 	kerr.RequestTimedOut:              "acks=all waits for the ISR: `replicate` copies the record to the followers, and its pending ack resolves there",
+	kerr.NotLeaderOrFollower:          "the partition has a new leader: `offsets TP` shows it; a Kafka client refreshes its metadata and retries (an idempotent producer's `producer retry NAME` cannot duplicate the record)",
+	kerr.InvalidProducerEpoch:         "a newer instance of this producer's identity exists (higher epoch): the partition refuses the older one; write with the newer instance (`producer list` shows each epoch)",
 }

@@ -11,16 +11,18 @@ import (
 // picture is what `show TP` draws: one row per replica, one column per
 // offset, with the partition's markers.
 type picture struct {
-	TP       string  `json:"-"`
-	Topic    string  `json:"topic"`
-	Part     int32   `json:"partition"`
-	Leader   int32   `json:"leader"`
-	Online   bool    `json:"online"`
-	Epoch    int32   `json:"leader_epoch"`
-	HW       int64   `json:"high_watermark"`
-	LSO      int64   `json:"last_stable_offset"`
-	LogStart int64   `json:"log_start_offset"`
-	ISR      []int32 `json:"isr"`
+	TP     string `json:"-"`
+	Topic  string `json:"topic"`
+	Part   int32  `json:"partition"`
+	Leader int32  `json:"leader"`
+	Online bool   `json:"online"`
+	// Leaderless: the KRaft controller fenced the leader and elected nobody.
+	Leaderless bool    `json:"leaderless,omitempty"`
+	Epoch      int32   `json:"leader_epoch"`
+	HW         int64   `json:"high_watermark"`
+	LSO        int64   `json:"last_stable_offset"`
+	LogStart   int64   `json:"log_start_offset"`
+	ISR        []int32 `json:"isr"`
 	// First and End bound the offsets drawn: [First, End).
 	First int64        `json:"first_offset"`
 	End   int64        `json:"end_offset"`
@@ -51,6 +53,11 @@ type pictureRow struct {
 	Cells    []cell `json:"records"` // the visible offsets it holds, ascending
 	// Offline says why the broker is down when its log directory failed.
 	Offline string `json:"log_dir_failure,omitempty"`
+	// HW is the HW this replica knows, shown under follower.hw=fetch.
+	HW *int64 `json:"hw,omitempty"`
+	// Reconciling: it asks the leader (OffsetsForLeaderEpoch) before its
+	// next fetch.
+	Reconciling bool `json:"reconciling,omitempty"`
 }
 
 // cell is one offset of one replica's log.
@@ -178,7 +185,7 @@ func (p *picture) writeText(w io.Writer, st *style) error {
 
 // header is the first line: the partition's state in one line.
 func (p *picture) header() string {
-	return partitionHeader(p.TP, p.Leader, p.Online, p.Epoch, p.HW, p.LSO, p.LogStart, p.ISR)
+	return partitionHeader(p.TP, p.Leader, p.Online, p.Leaderless, p.Epoch, p.HW, p.LSO, p.LogStart, p.ISR)
 }
 
 func rowLabel(r pictureRow) string {
@@ -248,6 +255,9 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 	visible += len(closing)
 	b.WriteString(strings.Repeat(" ", max(0, rowWidth-visible)+2))
 	notes := []string{fmt.Sprintf("LEO=%d", r.LEO)}
+	if r.HW != nil {
+		notes = append(notes, fmt.Sprintf("HW=%d", *r.HW))
+	}
 	if !r.InISR {
 		notes = append(notes, "not in ISR")
 	}
@@ -257,8 +267,13 @@ func (p *picture) row(st *style, cols []int64, width, rowWidth int, r pictureRow
 	case !r.Up:
 		notes = append(notes, "crashed (last known LEO)")
 	}
-	if r.Diverged {
+	switch {
+	case r.Diverged && r.Reconciling:
+		notes = append(notes, "diverged: asks the leader where its log ends (OffsetsForLeaderEpoch) before its next fetch")
+	case r.Diverged:
 		notes = append(notes, "diverged: truncates to HW before its next fetch")
+	case r.Reconciling:
+		notes = append(notes, "asks the leader where its log ends (OffsetsForLeaderEpoch) before its next fetch")
 	}
 	if differs {
 		notes = append(notes, "! differs from the leader's log")

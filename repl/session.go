@@ -106,10 +106,8 @@ func NewSession(opts Options) (*Session, error) {
 	cfg := engine.DefaultConfig("")
 	cfg.FS = opts.FS
 	cfg.BrokerIDs = append([]int32(nil), opts.Brokers...)
-	for _, k := range sortedKeys(opts.Settings) {
-		if err := cfg.Set(k, opts.Settings[k]); err != nil {
-			return nil, err
-		}
+	if err := cfg.SetAll(settingsOf(opts.Settings, false)); err != nil {
+		return nil, err
 	}
 	if opts.Sandboxed {
 		sb, err := newSandbox()
@@ -125,6 +123,23 @@ func NewSession(opts Options) (*Session, error) {
 	}
 	s.adopt(o)
 	return s, nil
+}
+
+// settingsOf lists the --set settings in name order (SetAll applies rules=
+// first); with onlyRules, only the rule set and the knobs of single rules,
+// which every cluster the session opens inherits.
+func settingsOf(m map[string]string, onlyRules bool) []engine.Setting {
+	rule := map[string]bool{}
+	for _, k := range engine.ConfigKeys() {
+		rule[k.Name] = k.Rule
+	}
+	var out []engine.Setting
+	for _, k := range sortedKeys(m) {
+		if !onlyRules || rule[k] {
+			out = append(out, engine.Setting{Name: k, Value: m[k]})
+		}
+	}
+	return out
 }
 
 // opened is a cluster just opened, not yet the session's.

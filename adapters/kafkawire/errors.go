@@ -46,6 +46,12 @@ func kafkaCode(err error) int16 {
 		return kafkaerr.OutOfOrderSequenceNumber.Code
 	case kerr.RequestTimedOut:
 		return kafkaerr.RequestTimedOut.Code
+	case kerr.NotLeaderOrFollower:
+		// errors=kafka: a pending acks=all write whose leader changed.
+		return kafkaerr.NotLeaderForPartition.Code
+	case kerr.InvalidProducerEpoch:
+		// errors=kafka: a stale producer epoch at a partition.
+		return kafkaerr.InvalidProducerEpoch.Code
 	case kerr.ConcurrentTransactions:
 		// A transactional Produce the engine refuses because the partition
 		// holds an earlier instance's batches without their marker

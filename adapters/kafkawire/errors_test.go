@@ -22,3 +22,17 @@ func TestConcurrentTransactionsOnProduceIsNotEnoughReplicas(t *testing.T) {
 		t.Fatalf("%v is not retriable for a Kafka client", e)
 	}
 }
+
+// TestKafkaRuleCodesOnTheWire: the codes errors=kafka produces reach a
+// Kafka client under their own numbers (NOT_LEADER_OR_FOLLOWER 6,
+// INVALID_PRODUCER_EPOCH 47), never UNKNOWN_SERVER_ERROR.
+func TestKafkaRuleCodesOnTheWire(t *testing.T) {
+	for _, c := range []struct {
+		code kerr.Code
+		want int16
+	}{{kerr.NotLeaderOrFollower, 6}, {kerr.InvalidProducerEpoch, 47}} {
+		if got := kafkaCode(kerr.New(c.code, "x")); got != c.want {
+			t.Errorf("%s: %d, want %d", c.code, got, c.want)
+		}
+	}
+}

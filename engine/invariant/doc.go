@@ -19,14 +19,22 @@
 //
 //   - hw-le-isr-leo: the HW is at most the LEO of every ISR member (a
 //     crashed member counts with its last known LEO).
-//   - leader-in-isr: the leader is a member of the ISR.
+//   - leader-in-isr: the leader is a member of the ISR (a partition the
+//     KRaft controller left without a leader has none to check).
 //   - isr-not-diverged: no ISR member is marked diverged (awaiting
 //     truncation after a promotion, decision 7).
 //   - no-read-above-hw: a read_uncommitted fetch from the log start returns
 //     nothing at or above the HW.
 //   - logs-agree: below the HW, every running follower that is not
 //     diverged holds the same bytes as the leader for every batch both hold
-//     (same base offset, same frame).
+//     (same base offset, same frame). A follower that will reconcile by
+//     leader epoch before it fetches (truncation=leader-epoch) is left out,
+//     as a diverged one is.
+//   - isr-agrees-below-own-hw: every running ISR member that has
+//     reconciled holds, below its own HW, exactly the leader's batches. With
+//     follower.hw=fetch (rules=kafka) a follower's HW is the one it learned
+//     from its fetches: what it counts as committed must be in the leader's
+//     log. Kafka before KIP-101 broke it.
 //   - read-committed-clean: a read_committed fetch returns nothing at or
 //     above the LSO, and no record of an aborted or still open transaction:
 //     each transactional record's batch is followed, below the HW, by a
@@ -80,6 +88,14 @@
 //     acked-not-lost: a data_lost event (records at or above its offset),
 //     a reopen (records at or above the HW it opened with), retention (below
 //     the log start) and compaction (keyed records).
+//   - clean-election-keeps-committed: when a partition's HW is below one a
+//     consumer saw because a new leader took over (under follower.hw=fetch
+//     a new leader starts from the HW it learned as a follower), every
+//     record the consumer could see is still in the new leader's log, at
+//     its offset: a clean election loses no committed record (KIP-101). An
+//     unclean election, and an ISR member elected after it lost records to
+//     a machine failure, report the loss with a data_lost event, which
+//     excuses it.
 //
 // After a HW drop (a data_lost event, a reopen), consumers may hold
 // positions above the new HW, and commit them. The Monitor then excuses

@@ -27,14 +27,20 @@ const (
 	EpochMonotone      = "epoch-monotone"
 	AckedNotLost       = "acked-not-lost"
 	CommittedNotLost   = "committed-not-lost"
+	// The properties that Kafka's rules (rules=kafka) put to work: an ISR
+	// member's log agrees with the leader's below its own HW (with
+	// follower.hw=fetch a follower's HW is the one it learned), and a
+	// clean election never loses a committed record (KIP-101).
+	ISRAgreesBelowOwnHW         = "isr-agrees-below-own-hw"
+	CleanElectionKeepsCommitted = "clean-election-keeps-committed"
 )
 
 // Properties lists every property name: the single-state ones (Check) in
 // the order Check reports them, then the temporal ones (Monitor).
 func Properties() []string {
-	return []string{HWWithinISR, LeaderInISR, ISRNotDiverged, NoReadAboveHW, LogsAgree, ReadCommittedClean,
+	return []string{HWWithinISR, LeaderInISR, ISRNotDiverged, NoReadAboveHW, LogsAgree, ISRAgreesBelowOwnHW, ReadCommittedClean,
 		LSOWithinHW, CommittedWithinHW, AssignmentDisjoint, Observable,
-		HWMonotone, EpochMonotone, AckedNotLost, CommittedNotLost}
+		HWMonotone, EpochMonotone, AckedNotLost, CommittedNotLost, CleanElectionKeepsCommitted}
 }
 
 // Violation is one property found broken: the property's name, where (a
@@ -201,7 +207,7 @@ func (p *PartitionObservation) check() []Violation {
 		}
 		leaderInISR = leaderInISR || r.Broker == p.Leader
 	}
-	if !leaderInISR {
+	if !leaderInISR && !p.Leaderless {
 		out = append(out, violation(LeaderInISR, tp, p.Leader, "the leader is not in the ISR %v", p.ISR))
 	}
 	if !p.Online {
@@ -214,6 +220,7 @@ func (p *PartitionObservation) check() []Violation {
 		}
 	}
 	out = append(out, p.checkLogsAgree()...)
+	out = append(out, p.checkISRBelowOwnHW()...)
 	out = append(out, p.checkReadCommitted(p.ReadCommitted)...)
 	if p.LSO > p.HW {
 		out = append(out, violation(LSOWithinHW, tp, -1, "the LSO %d is above the HW %d", p.LSO, p.HW))
@@ -221,9 +228,11 @@ func (p *PartitionObservation) check() []Violation {
 	return out
 }
 
-// checkLogsAgree compares every running, non-diverged follower's batches
-// below the HW with the leader's, batch by batch where both hold a batch
-// with the same base offset.
+// checkLogsAgree compares every running follower's batches below the HW
+// with the leader's, batch by batch where both hold a batch with the same
+// base offset. A follower that has yet to cut a tail the leader does not
+// share is left out: one marked diverged (decision 7), or one that will
+// reconcile by leader epoch before it fetches (truncation=leader-epoch).
 func (p *PartitionObservation) checkLogsAgree() []Violation {
 	leader, ok := p.Logs[p.Leader]
 	if !ok {
@@ -237,7 +246,7 @@ func (p *PartitionObservation) checkLogsAgree() []Violation {
 	}
 	var out []Violation
 	for _, r := range p.Replicas {
-		if !r.Up || r.Diverged || r.Broker == p.Leader {
+		if !r.Up || r.Diverged || r.Reconciling || r.Broker == p.Leader {
 			continue
 		}
 		for _, b := range p.Logs[r.Broker] {
@@ -247,6 +256,52 @@ func (p *PartitionObservation) checkLogsAgree() []Violation {
 			if lf, ok := frames[b.Meta.BaseOffset]; ok && !bytes.Equal(lf, b.Frame) {
 				out = append(out, violation(LogsAgree, p.TP, r.Broker, "holds other bytes than leader %d for the batch at offset %d, below the HW %d",
 					p.Leader, b.Meta.BaseOffset, p.HW))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// checkISRBelowOwnHW checks isr-agrees-below-own-hw: every running ISR
+// member that has reconciled holds, below its own HW (the HW it learned
+// from its fetches under follower.hw=fetch; the leader's under MiniKafka's
+// rule), exactly the leader's batches: a follower that counts a record as
+// committed must find it in the leader's log. Kafka before KIP-101 broke
+// it: a follower that truncated to a lagging HW and became leader.
+func (p *PartitionObservation) checkISRBelowOwnHW() []Violation {
+	leader, ok := p.Logs[p.Leader]
+	if !ok {
+		return nil
+	}
+	// Retention and compaction remove batches from one replica's log and
+	// not another's: a batch below the leader's log start, or in a gap of
+	// the leader's log below its LEO, is not a disagreement.
+	var leaderStart, leaderLEO int64
+	for _, r := range p.Replicas {
+		if r.Broker == p.Leader {
+			leaderStart, leaderLEO = r.LogStart, r.LEO
+		}
+	}
+	var out []Violation
+	for _, r := range p.Replicas {
+		if !r.Up || !r.InISR || r.Diverged || r.Reconciling || r.Broker == p.Leader {
+			continue
+		}
+		for _, b := range p.Logs[r.Broker] {
+			if b.Meta.BaseOffset >= r.HW {
+				break
+			}
+			if b.Meta.BaseOffset < leaderStart {
+				continue
+			}
+			i := batchHolding(leader, b.Meta.BaseOffset)
+			if i < 0 && b.Meta.BaseOffset < leaderLEO {
+				continue
+			}
+			if i < 0 || leader[i].Meta.BaseOffset != b.Meta.BaseOffset || !bytes.Equal(leader[i].Frame, b.Frame) {
+				out = append(out, violation(ISRAgreesBelowOwnHW, p.TP, r.Broker, "holds the batch at offset %d below its own HW %d, which leader %d does not hold",
+					b.Meta.BaseOffset, r.HW, p.Leader))
 				break
 			}
 		}

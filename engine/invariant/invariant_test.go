@@ -214,7 +214,23 @@ var canFail = map[string]func(t *testing.T){
 		b := &p.Logs[2][0]
 		b.Frame = append([]byte{}, b.Frame...)
 		b.Frame[len(b.Frame)-1] ^= 1
-		has(t, o.Check(), invariant.LogsAgree)
+		has(t, o.Check(), invariant.LogsAgree, invariant.ISRAgreesBelowOwnHW)
+	},
+	invariant.ISRAgreesBelowOwnHW: func(t *testing.T) {
+		// An ISR member counts a batch as committed (below its own HW)
+		// that the leader does not hold.
+		_, o, p := observe(t)
+		last := p.Logs[2][len(p.Logs[2])-1]
+		last.Meta.BaseOffset = p.HW
+		p.Logs[2] = append(p.Logs[2], last)
+		p.Replicas[1].HW = p.HW + 1
+		has(t, o.Check(), invariant.ISRAgreesBelowOwnHW)
+	},
+	invariant.CleanElectionKeepsCommitted: func(t *testing.T) {
+		// KIP-101's data loss: Kafka before 0.11 (high-watermark
+		// truncation, followers learning the HW one fetch late).
+		f, m := kip101(t, "high-watermark")
+		has(t, m.Observe(f.c), invariant.CleanElectionKeepsCommitted)
 	},
 	invariant.ReadCommittedClean: func(t *testing.T) {
 		f, o, p := observe(t)
@@ -309,6 +325,48 @@ var canFail = map[string]func(t *testing.T){
 		f, m := reopenLosingTheHW(t)
 		has(t, m.Observe(f.c), invariant.CommittedNotLost, invariant.HWMonotone, invariant.CommittedWithinHW)
 	},
+}
+
+// kip101 plays KIP-101's first scenario under rules=kafka with a manual
+// controller and the given truncation rule: two records committed and seen
+// by a consumer, the follower (which knows HW 1) restarts, the leader dies,
+// the follower is elected. The Monitor returned saw HW 2 before.
+func kip101(t *testing.T, truncation string) (*fixture, *invariant.Monitor) {
+	f := open(t, func(c *engine.Config) {
+		f := func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		f(c.SetAll([]engine.Setting{{Name: "rules", Value: "kafka"}, {Name: "controller", Value: "manual"}, {Name: "truncation", Value: truncation}}))
+	})
+	f.topic("t", 1, 2)
+	f.produce(t0, "m1", engine.AcksAll)
+	f.replicate()
+	f.replicate()
+	f.produce(t0, "m2", engine.AcksAll)
+	f.replicate()
+	m := &invariant.Monitor{}
+	if vs := m.Observe(f.c); len(vs) > 0 {
+		t.Fatal(vs)
+	}
+	f.must(m.SawHW(f.c, t0))
+	f.must(f.c.CrashBroker(2, true))
+	_, err := f.c.RestartBroker(2)
+	f.must(err)
+	f.must(f.c.CrashBroker(1, true))
+	f.must(f.c.Promote(t0, 2))
+	m.Events(f.c.TakeEvents())
+	return f, m
+}
+
+// TestCleanElectionKeepsCommittedUnderLeaderEpoch: KIP-101's scenario keeps
+// every committed record under truncation=leader-epoch.
+func TestCleanElectionKeepsCommittedUnderLeaderEpoch(t *testing.T) {
+	f, m := kip101(t, "leader-epoch")
+	if vs := m.Observe(f.c); len(vs) > 0 {
+		t.Fatal(vs)
+	}
 }
 
 // reopenLosingTheHW: three records replicated to every replica and seen by

@@ -42,10 +42,11 @@ type held struct {
 }
 
 // seenLog is what a consumer could see of a partition: every record below
-// hw, as it was when SawHW read it.
+// hw, as it was when SawHW read it, and the leader epoch then.
 type seenLog struct {
-	hw   int64
-	recs []held // ascending offsets
+	hw    int64
+	epoch int32
+	recs  []held // ascending offsets
 }
 
 func (m *Monitor) init() {
@@ -103,6 +104,13 @@ func (m *Monitor) SawHW(c *engine.Cluster, tp engine.TopicPartition) error {
 		for _, r := range recs {
 			s.recs = append(s.recs, hold(tp, r.Offset, r.Record))
 		}
+	}
+	if st.HW >= s.hw {
+		// The epoch in which the consumer saw the highest HW: a later
+		// epoch with a lower HW (a new leader that learned a lagging HW,
+		// follower.hw=fetch) is then checked by
+		// clean-election-keeps-committed until the HW is back.
+		s.epoch = st.LeaderEpoch
 	}
 	s.hw = max(s.hw, st.HW)
 	return nil
@@ -216,7 +224,15 @@ func (m *Monitor) Check(o Observation) []Violation {
 	out = append(out, o.Problems...)
 	out = append(out, m.checkHeld(o, AckedNotLost, m.acked, 0)...)
 	for _, tp := range m.seenTPs() {
-		out = append(out, m.checkHeld(o, CommittedNotLost, m.seen[tp].recs, m.seen[tp].hw)...)
+		s := m.seen[tp]
+		property := CommittedNotLost
+		if p := o.partition(tp); p != nil && p.LeaderEpoch != s.epoch && p.HW < s.hw {
+			// The HW dropped with a new leader: under follower.hw=fetch the
+			// new leader starts from the HW it learned as a follower.
+			// Records above it must still be in its log.
+			property = CleanElectionKeepsCommitted
+		}
+		out = append(out, m.checkHeld(o, property, s.recs, s.hw)...)
 	}
 	return out
 }
@@ -267,6 +283,8 @@ func (m *Monitor) checkHeld(o Observation, property string, hs []held, seenHW in
 		switch {
 		case h.offset < p.HW:
 			why = p.lostReadable(h)
+		case property == CleanElectionKeepsCommitted:
+			why = p.lostFromLeader(h)
 		case property == CommittedNotLost:
 			why = fmt.Sprintf("offset %d was below the HW %d a consumer saw; the HW is now %d", h.offset, seenHW, p.HW)
 		default:
@@ -283,8 +301,11 @@ func (m *Monitor) checkHeld(o Observation, property string, hs []held, seenHW in
 	}
 	for _, tp := range order {
 		what := "an acknowledged record is lost"
-		if property == CommittedNotLost {
+		switch property {
+		case CommittedNotLost:
 			what = "a record below a HW a consumer saw is lost"
+		case CleanElectionKeepsCommitted:
+			what = fmt.Sprintf("a clean election lost a committed record (a consumer saw HW %d)", seenHW)
 		}
 		if n := lost[tp]; n > 1 {
 			what = fmt.Sprintf("%d records lost, the first", n)

@@ -60,8 +60,17 @@ const (
 	LeaderNotAvailable Code = "LEADER_NOT_AVAILABLE"
 	// BrokerNotAvailable: the operation needs a broker that is crashed.
 	BrokerNotAvailable Code = "BROKER_NOT_AVAILABLE"
-	// RequestTimedOut: a waiting request gave up (the JSON/TCP adapter's acks=all).
+	// RequestTimedOut: a waiting request gave up (the JSON/TCP adapter's
+	// acks=all, and under Kafka's HW rule an acks=all waiter after
+	// request.timeout.ms).
 	RequestTimedOut Code = "REQUEST_TIMED_OUT"
+	// NotLeaderOrFollower: Kafka's answer to a pending acks=all request whose
+	// partition changed leader (errors=kafka).
+	NotLeaderOrFollower Code = "NOT_LEADER_OR_FOLLOWER"
+	// InvalidProducerEpoch: Kafka's answer, since 2.7, to a batch carrying a
+	// stale producer epoch at a partition (errors=kafka); PRODUCER_FENCED is
+	// then the transaction coordinator's.
+	InvalidProducerEpoch Code = "INVALID_PRODUCER_EPOCH"
 	// Internal: an unexpected failure that is not a domain outcome.
 	Internal Code = "INTERNAL"
 
@@ -90,7 +99,7 @@ var catalogue = []Info{
 	{TopicAlreadyExists, false, true, "A topic with this name already exists."},
 	{UnknownTopic, true, true, "This topic does not exist."},
 	{UnknownPartition, true, true, "This partition does not exist."},
-	{ProducerBufferFull, true, true, "The producer's accumulator would exceed max.buffer.bytes."},
+	{ProducerBufferFull, true, true, "The producer's accumulator would exceed buffer.memory."},
 	{RebalanceInProgress, true, true, "The group is rebalancing (or empty); rejoin before committing."},
 	{IllegalGeneration, false, true, "The generation id does not match the group's current generation."},
 	{NotPartitionOwner, false, true, "The member does not own this partition in the current generation."},
@@ -107,9 +116,53 @@ var catalogue = []Info{
 	{LeaderNotAvailable, true, true, "The partition's leader is on a crashed broker; promote an in-sync replica or restart the broker."},
 	{BrokerNotAvailable, true, true, "The broker is crashed."},
 	{RequestTimedOut, true, true, "The request waited too long for replication."},
+	{NotLeaderOrFollower, true, true, "The broker no longer leads the partition; the client refreshes its metadata and retries."},
+	{InvalidProducerEpoch, false, true, "The batch carries a producer epoch older than the one the partition knows."},
 	{Internal, false, true, "An unexpected internal error."},
 	{InvalidArgument, false, false, "An argument is not valid."},
 	{IllegalState, false, false, "The operation is not allowed in the current state."},
+}
+
+// KafkaCode is an error as Apache Kafka's protocol names and numbers it
+// (clients/src/main/java/org/apache/kafka/common/protocol/Errors.java).
+type KafkaCode struct {
+	Name   string
+	Number int16
+}
+
+// kafkaCodes maps every code with a Kafka counterpart to it. A code missing
+// here is MiniKafka's own (NOT_PARTITION_OWNER, CORRUPT_INDEX, ...).
+var kafkaCodes = map[Code]KafkaCode{
+	OffsetOutOfRange:             {"OFFSET_OUT_OF_RANGE", 1},
+	CorruptBatch:                 {"CORRUPT_MESSAGE", 2},
+	UnknownTopic:                 {"UNKNOWN_TOPIC_OR_PARTITION", 3},
+	UnknownPartition:             {"UNKNOWN_TOPIC_OR_PARTITION", 3},
+	LeaderNotAvailable:           {"LEADER_NOT_AVAILABLE", 5},
+	NotLeaderOrFollower:          {"NOT_LEADER_OR_FOLLOWER", 6},
+	RequestTimedOut:              {"REQUEST_TIMED_OUT", 7},
+	BrokerNotAvailable:           {"BROKER_NOT_AVAILABLE", 8},
+	NotEnoughReplicas:            {"NOT_ENOUGH_REPLICAS", 19},
+	NotEnoughReplicasAfterAppend: {"NOT_ENOUGH_REPLICAS_AFTER_APPEND", 20},
+	IllegalGeneration:            {"ILLEGAL_GENERATION", 22},
+	UnknownMember:                {"UNKNOWN_MEMBER_ID", 25},
+	RebalanceInProgress:          {"REBALANCE_IN_PROGRESS", 27},
+	TopicAlreadyExists:           {"TOPIC_ALREADY_EXISTS", 36},
+	ConcurrentTransactions:       {"CONCURRENT_TRANSACTIONS", 51},
+	InvalidRequest:               {"INVALID_REQUEST", 42},
+	OutOfOrderSequence:           {"OUT_OF_ORDER_SEQUENCE_NUMBER", 45},
+	InvalidProducerEpoch:         {"INVALID_PRODUCER_EPOCH", 47},
+	StorageError:                 {"KAFKA_STORAGE_ERROR", 56},
+	FencedLeaderEpoch:            {"FENCED_LEADER_EPOCH", 74},
+	InvalidRecord:                {"INVALID_RECORD", 87},
+	ProducerFenced:               {"PRODUCER_FENCED", 90},
+	Internal:                     {"UNKNOWN_SERVER_ERROR", -1},
+}
+
+// Kafka returns the Kafka error that corresponds to a code, and false for a
+// code Kafka does not have.
+func Kafka(c Code) (KafkaCode, bool) {
+	k, ok := kafkaCodes[c]
+	return k, ok
 }
 
 var byCode = func() map[Code]Info {

@@ -112,6 +112,9 @@ func (a *Accumulator) Pop(tp topic.Partition) []Entry {
 	return q.entries
 }
 
+// Pending reports whether tp has records waiting.
+func (a *Accumulator) Pending(tp topic.Partition) bool { return a.queues[tp] != nil }
+
 // Bytes is the total pending estimated bytes.
 func (a *Accumulator) Bytes() int64 { return a.total }
 

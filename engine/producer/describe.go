@@ -53,6 +53,9 @@ type State struct {
 	Sequences  []SequenceState
 	Pending    []FutureState
 	LastBatch  BatchState
+	// Recent lists the last batches sent, newest first (what RetryBack
+	// resends: Recent[back-1]).
+	Recent []BatchState
 }
 
 // Describe returns the producer's state now.
@@ -82,6 +85,10 @@ func (p *Producer) Describe() State {
 	}
 	if p.last != nil {
 		st.LastBatch = BatchState{TP: p.last.tp, Records: len(p.last.batch.Records), BaseSequence: p.last.batch.BaseSequence}
+	}
+	for i := len(p.recent) - 1; i >= 0; i-- {
+		s := p.recent[i]
+		st.Recent = append(st.Recent, BatchState{TP: s.tp, Records: len(s.batch.Records), BaseSequence: s.batch.BaseSequence})
 	}
 	return st
 }

@@ -39,6 +39,10 @@ type BatchFlushed struct {
 	Reason       string
 	AckID        int64 // 0 when the append failed at once
 	Retry        bool
+	// back is how many batches back a retry reached (RetryBack; 0 or 1
+	// for the last batch). Unexported, so the event's JSON is the same as
+	// before RetryBack existed.
+	back int
 }
 
 // Kind returns "batch_flushed".
@@ -47,7 +51,10 @@ func (BatchFlushed) Kind() string { return "batch_flushed" }
 // String describes the event on one line.
 func (e BatchFlushed) String() string {
 	what := "flushed"
-	if e.Retry {
+	switch {
+	case e.Retry && e.back > 1:
+		what = fmt.Sprintf("resent the batch it sent %d batches ago to", e.back)
+	case e.Retry:
 		what = "resent its last batch to"
 	}
 	s := fmt.Sprintf("producer %s %s %s: %s", e.Producer, what, e.TP, plural(e.Records, "record", "records"))

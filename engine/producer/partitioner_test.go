@@ -3,6 +3,7 @@ package producer
 import (
 	"errors"
 	"hash/crc32"
+	"slices"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -147,5 +148,101 @@ func TestResolveAcksDecision4(t *testing.T) {
 	}
 	if got, _ := ResolveAcks(replication.Acks0, false); got != replication.Acks0 {
 		t.Fatal("plain producer keeps acks 0")
+	}
+}
+
+// Kafka's own murmur2 test vectors (clients UtilsTest.testMurmur2), and the
+// seeds' key: toPositive(murmur2("alice")) = 1951417749, so a Kafka
+// producer puts alice on partition 1 of 2 and 0 of 3
+// (BuiltInPartitioner.partitionForKey).
+func TestMurmur2UtilsTestVectors(t *testing.T) {
+	for key, want := range map[string]int32{
+		"21":                         -973932308,
+		"foobar":                     -790332482,
+		"a-little-bit-long-string":   -985981536,
+		"a-little-bit-longer-string": -1486304829,
+		"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
+		"abc": 479470107,
+	} {
+		if got := Murmur2Hash([]byte(key)); got != want {
+			t.Errorf("murmur2(%q) = %d, want %d", key, got, want)
+		}
+	}
+	if got := toPositive(Murmur2Hash([]byte("alice"))); got != 1951417749 {
+		t.Errorf("toPositive(murmur2(alice)) = %d", got)
+	}
+	if a, b := Murmur2Partition([]byte("alice"), 2), Murmur2Partition([]byte("alice"), 3); a != 1 || b != 0 {
+		t.Errorf("alice: partition %d of 2, %d of 3; want 1 and 0", a, b)
+	}
+	p := NewPartitionerWith(&Settings{Partitioner: Murmur2})
+	if got, _ := p.Choose("t", 3, []byte("alice")); got != 0 {
+		t.Errorf("Choose alice = %d", got)
+	}
+	// An empty key is a key: murmur2 of no bytes.
+	if got, _ := p.Choose("t", 3, []byte{}); got != Murmur2Partition(nil, 3) {
+		t.Errorf("empty key = %d", got)
+	}
+}
+
+// Kafka's sticky partitioner for keyless records (KIP-480, KIP-794 in 3.3,
+// BuiltInPartitioner): the partition is chosen at random among those with a
+// leader and kept until batch.size bytes were produced to it and its batch
+// is done (or twice batch.size in any case); then another random one. The
+// generator is seeded, so the same script chooses the same partitions.
+func TestKafkaStickyPartitionerKIP794(t *testing.T) {
+	run := func() []int32 {
+		p := NewPartitionerWith(&Settings{Partitioner: Murmur2})
+		p.Available = func(string, int32) []int32 { return []int32{0, 2} } // partition 1 has no leader
+		var out []int32
+		for range 12 {
+			part, _ := p.Choose("t", 3, nil)
+			out = append(out, part)
+			p.Appended("t", 3, part, 100, 300, true) // three 100-byte records fill a batch
+		}
+		return out
+	}
+	got := run()
+	for i := 0; i < len(got); i += 3 {
+		if got[i] != got[i+1] || got[i] != got[i+2] {
+			t.Fatalf("switched before batch.size bytes: %v", got)
+		}
+	}
+	for _, part := range got {
+		if part == 1 {
+			t.Fatalf("chose a partition without a leader: %v", got)
+		}
+	}
+	if again := run(); !slices.Equal(again, got) {
+		t.Fatalf("not deterministic: %v then %v", got, again)
+	}
+	// While the batch is incomplete the switch waits, up to twice
+	// batch.size.
+	p := NewPartitionerWith(&Settings{Partitioner: Murmur2})
+	first, _ := p.Choose("t", 50, nil)
+	p.Appended("t", 50, first, 300, 300, false)
+	if now, _ := p.Choose("t", 50, nil); now != first {
+		t.Fatalf("switched with an incomplete batch")
+	}
+	p.Appended("t", 50, first, 300, 300, false)
+	moved := false
+	for range 4 { // a random choice may pick the same partition again
+		now, _ := p.Choose("t", 50, nil)
+		moved = moved || now != first
+		p.Appended("t", 50, now, 600, 300, false)
+	}
+	if !moved {
+		t.Fatalf("never switched after twice batch.size")
+	}
+	// MiniKafka's rule ignores Appended, Kafka's ignores OnBatchClosed.
+	mk := NewPartitioner()
+	mk.Appended("t", 3, 0, 1<<20, 1, true)
+	if got, _ := mk.Choose("t", 3, nil); got != 0 {
+		t.Fatalf("crc32 sticky moved on Appended: %d", got)
+	}
+	k := NewPartitionerWith(&Settings{Partitioner: Murmur2})
+	before, _ := k.Choose("t", 3, nil)
+	k.OnBatchClosed("t", 3, before)
+	if after, _ := k.Choose("t", 3, nil); after != before {
+		t.Fatalf("murmur2 sticky moved on OnBatchClosed")
 	}
 }

@@ -67,6 +67,15 @@ type Env struct {
 	Clock   clock.Clock
 	IDs     *replication.IDSource
 	Events  *replication.EventLog
+	// Settings are the cluster's producer rules (the partitioner); nil
+	// means MiniKafka's.
+	Settings *Settings
+}
+
+// availability is what a cluster may also offer: the partitions of a topic
+// that have a leader, for Kafka's sticky partitioner.
+type availability interface {
+	AvailablePartitions(topic string, count int32) []int32
 }
 
 type inflight struct {
@@ -95,8 +104,11 @@ type Producer struct {
 	inflight map[topic.Partition][]inflight
 	sent     map[topic.Partition]bool // partitions it has sent batches to
 	last     *sent
-	pending  []*Future
-	closed   bool
+	// recent holds the last MaxRetryBack batches sent, oldest first (what
+	// RetryBack resends).
+	recent  []*sent
+	pending []*Future
+	closed  bool
 }
 
 // New builds a producer. opts must already be resolved (acks through
@@ -118,7 +130,11 @@ func New(env Env, opts Options, identity Identity) (*Producer, error) {
 	if !opts.Idempotent {
 		identity = Identity{PID: record.NoProducerID, Epoch: record.NoProducerEpoch}
 	}
-	return &Producer{opts: opts, identity: identity, env: env, part: NewPartitioner(), acc: acc,
+	part := NewPartitionerWith(env.Settings)
+	if av, ok := env.Cluster.(availability); ok {
+		part.Available = av.AvailablePartitions
+	}
+	return &Producer{opts: opts, identity: identity, env: env, part: part, acc: acc,
 		nextSeq: map[topic.Partition]int32{}, inflight: map[topic.Partition][]inflight{},
 		sent: map[topic.Partition]bool{}}, nil
 }
@@ -150,6 +166,13 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 	if err != nil {
 		return nil, err
 	}
+	sticky := partition == AnyPartition && r.Key == nil
+	if sticky && p.part.Strategy() == Murmur2 {
+		// Kafka completes a switch it postponed while the sticky
+		// partition's batch was incomplete (RecordAccumulator.partitionChanged).
+		cur := p.part.StickyPartition(topicName, count)
+		p.part.Appended(topicName, count, cur, 0, p.opts.BatchSize, !p.acc.Pending(topic.Partition{Topic: topicName, Partition: cur}))
+	}
 	if partition == AnyPartition {
 		if partition, err = p.part.Choose(topicName, count, r.Key); err != nil {
 			return nil, err
@@ -173,6 +196,9 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 	p.pending = append(p.pending, f)
 	if full {
 		p.flushPartition(tp, "batch.size reached")
+	}
+	if sticky {
+		p.part.Appended(topicName, count, partition, size, p.opts.BatchSize, full)
 	}
 	return f, nil
 }
@@ -214,25 +240,44 @@ func (p *Producer) Crash() {
 	p.closed = true
 }
 
+// MaxRetryBack is how far back RetryBack reaches: Kafka's idempotent
+// producer keeps at most five batches in flight per partition
+// (max.in.flight.requests.per.connection), the window a partition
+// deduplicates.
+const MaxRetryBack = 5
+
 // Retry resends the producer's last batch exactly as it was sent: same
 // records, same producer id, epoch and base sequence. It returns a new
 // future per record. An idempotent producer's retry is recognised by the
 // partition as a duplicate and answered with the original offsets (once the
 // HW covers them with acks=all); a plain producer's retry is appended again.
-func (p *Producer) Retry() ([]*Future, error) {
+func (p *Producer) Retry() ([]*Future, error) { return p.RetryBack(1) }
+
+// RetryBack resends the batch sent back batches ago (1 is the last one,
+// up to MaxRetryBack) exactly as it was sent, as Retry does. Whether the
+// partition recognises it depends on its dedupe window
+// (idempotence.window): MiniKafka's remembers the last batch only, Kafka's
+// the last five, and an older retry is OUT_OF_ORDER_SEQUENCE.
+func (p *Producer) RetryBack(back int) ([]*Future, error) {
 	if p.closed {
 		return nil, kerr.State("producer is closed")
+	}
+	if back < 1 || back > MaxRetryBack {
+		return nil, kerr.Argument("back must be between 1 and %d (got %d)", MaxRetryBack, back)
 	}
 	if p.last == nil {
 		return nil, kerr.State("producer %s has not sent a batch yet", p.opts.Name)
 	}
-	last := p.last
+	if back > len(p.recent) {
+		return nil, kerr.State("producer %s has sent %d batches, not %d", p.opts.Name, len(p.recent), back)
+	}
+	last := p.recent[len(p.recent)-back]
 	futs := make([]*Future, len(last.batch.Records))
 	for i := range futs {
 		futs[i] = &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: last.tp, Producer: p.opts.Name}
 	}
 	p.pending = append(p.pending, futs...)
-	p.send(last, futs, "retry", true)
+	p.sendBack(last, futs, "retry", true, back)
 	return futs, nil
 }
 
@@ -254,6 +299,10 @@ func (p *Producer) flushPartition(tp topic.Partition, reason string) {
 	count, _ := p.env.Cluster.PartitionCount(tp.Topic)
 	s := &sent{tp: tp, batch: b, count: count}
 	p.last = s
+	p.recent = append(p.recent, s)
+	if len(p.recent) > MaxRetryBack {
+		p.recent = append(p.recent[:0], p.recent[1:]...)
+	}
 	p.send(s, futs, reason, false)
 }
 
@@ -269,7 +318,11 @@ func (p *Producer) sequenceFor(tp topic.Partition) int32 {
 }
 
 func (p *Producer) send(s *sent, futs []*Future, reason string, retry bool) {
-	ev := BatchFlushed{Producer: p.opts.Name, TP: s.tp, Records: len(futs), BaseSequence: s.batch.BaseSequence, Reason: reason, Retry: retry}
+	p.sendBack(s, futs, reason, retry, 0)
+}
+
+func (p *Producer) sendBack(s *sent, futs []*Future, reason string, retry bool, back int) {
+	ev := BatchFlushed{Producer: p.opts.Name, TP: s.tp, Records: len(futs), BaseSequence: s.batch.BaseSequence, Reason: reason, Retry: retry, back: back}
 	pos := p.env.Events.Emit(ev)
 	p.sent[s.tp] = true
 	ack, err := p.env.Cluster.AppendBatch(s.tp, s.batch, p.opts.Acks, p.source())

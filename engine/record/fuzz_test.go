@@ -34,6 +34,15 @@ func FuzzDecode(f *testing.F) {
 			if (err == nil) != (ierr == nil) {
 				t.Fatalf("Decode err %v but Inspect err %v", err, ierr)
 			}
+			// Without the CRC check a frame decodes whenever it does with
+			// it, to the same batch, and reports whether the CRC matched.
+			um, ub, crcOK, uerr := DecodeIgnoringCRC(frame, 0)
+			if err == nil && (uerr != nil || !crcOK || um != m || ub.NextOffset() != b.NextOffset()) {
+				t.Fatalf("DecodeIgnoringCRC disagrees with Decode: %+v %v %v", um, crcOK, uerr)
+			}
+			if uerr == nil && !crcOK && err == nil {
+				t.Fatalf("CRC reported bad for a frame Decode accepts")
+			}
 			if err != nil {
 				continue
 			}

@@ -36,6 +36,9 @@ type Ack struct {
 	// next offset); Captured is the ISR snapshot taken at append time.
 	Target   int64
 	Captured []int32
+	// DeadlineMs is when it fails with REQUEST_TIMED_OUT under
+	// hw.under.min.isr=hold (0: never).
+	DeadlineMs int64
 }
 
 type waiter struct {
@@ -43,6 +46,10 @@ type waiter struct {
 	// hwOnly waiters (duplicates, decision 5, and AwaitBatch) complete
 	// once HW >= target.
 	hwOnly bool
+	// deadlineMs is when the waiter fails with REQUEST_TIMED_OUT under
+	// hw.under.min.isr=hold (now + request.timeout.ms at registration); 0
+	// means never.
+	deadlineMs int64
 }
 
 // PendingAcks returns the acks still waiting, in registration order.
@@ -133,9 +140,21 @@ func (rs *ReplicaSet) Append(b *record.Batch, acks AckMode, source string) (*Ack
 	}
 	ack.value = res // kept until resolution
 	ack.Target, ack.Captured = info.NextOffset, rs.ISR()
-	rs.waiters = append(rs.waiters, &waiter{ack: ack})
+	ack.DeadlineMs = rs.deadline()
+	rs.waiters = append(rs.waiters, &waiter{ack: ack, deadlineMs: ack.DeadlineMs})
 	rs.advanceHighWatermark()
 	return ack, nil
+}
+
+// deadline is when a waiter registered now times out: under Kafka's HW rule
+// a produce request waits at most request.timeout.ms (the DelayedProduce
+// timeout); under MiniKafka's it never times out.
+func (rs *ReplicaSet) deadline() int64 {
+	r := rs.rules()
+	if r.HighWatermark != HoldUnderMinISR || r.RequestTimeoutMs <= 0 {
+		return 0
+	}
+	return rs.env.Clock.NowMs() + r.RequestTimeoutMs
 }
 
 // acknowledgeDuplicate answers an exact retry with the stored offsets.
@@ -151,7 +170,8 @@ func (rs *ReplicaSet) acknowledgeDuplicate(ack *Ack, dup *ProducerEntry) *Ack {
 	}
 	ack.value = res
 	ack.Target = dup.NextOffset
-	rs.waiters = append(rs.waiters, &waiter{ack: ack, hwOnly: true})
+	ack.DeadlineMs = rs.deadline()
+	rs.waiters = append(rs.waiters, &waiter{ack: ack, hwOnly: true, deadlineMs: ack.DeadlineMs})
 	rs.resolveWaiters()
 	return ack
 }
@@ -210,26 +230,37 @@ func (rs *ReplicaSet) CheckWritable(acks AckMode) error {
 }
 
 func (rs *ReplicaSet) checkMinISR(code kerr.Code) error {
-	min := rs.env.Settings.MinInsyncReplicas
+	min := rs.effectiveMinISR()
 	if len(rs.isr) >= min {
 		return nil
 	}
 	isr := rs.ISR()
-	if code == kerr.NotEnoughReplicasAfterAppend {
-		return kerr.New(code, "ISR fell below min.insync.replicas after append: ISR %s has %d, min.insync.replicas=%d", FormatBrokers(isr), len(isr), min)
+	name := "min.insync.replicas"
+	if min != rs.env.Settings.MinInsyncReplicas {
+		name = "min(min.insync.replicas, replication factor)"
 	}
-	return kerr.New(code, "ISR %s has %d, below min.insync.replicas=%d", FormatBrokers(isr), len(isr), min)
+	if code == kerr.NotEnoughReplicasAfterAppend {
+		return kerr.New(code, "ISR fell below %s after append: ISR %s has %d, %s=%d", name, FormatBrokers(isr), len(isr), name, min)
+	}
+	return kerr.New(code, "ISR %s has %d, below %s=%d", FormatBrokers(isr), len(isr), name, min)
 }
 
-// resolveWaiters settles pending acks=all waiters (§9.4), in order: a waiter
-// fails with NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is below
-// min.insync.replicas (checked first); it completes when every replica of its
-// captured ISR has reached its target and the HW covers the target.
+// resolveWaiters settles pending acks=all waiters, in order, by the HW rule
+// (hw.under.min.isr=).
 //
-// The HW condition is MiniKafka-Go's addition to the reference's rule: a
-// broker that joins the ISR while the append waits lowers nothing, but without
-// it an acknowledged record could sit above the HW and be truncated by the
-// promotion of that new member. Duplicate waiters (decision 5) need only the HW.
+// MiniKafka's (§9.4): a waiter fails with NOT_ENOUGH_REPLICAS_AFTER_APPEND
+// when the ISR is below min.insync.replicas (checked first); it completes
+// when every replica of its captured ISR has reached its target and the HW
+// covers the target. The HW condition is MiniKafka-Go's addition to the
+// reference's rule: a broker that joins the ISR while the append waits
+// lowers nothing, but without it an acknowledged record could sit above the
+// HW and be truncated by the promotion of that new member. Duplicate waiters
+// (decision 5) need only the HW.
+//
+// Kafka's (Partition.checkEnoughReplicasReachOffset): a waiter completes
+// once the HW covers its target, with NOT_ENOUGH_REPLICAS_AFTER_APPEND if
+// the ISR is below min.insync.replicas by then; until then it waits, and
+// ExpireWaiters fails it with REQUEST_TIMED_OUT at its deadline.
 func (rs *ReplicaSet) resolveWaiters() {
 	if len(rs.waiters) == 0 {
 		return
@@ -241,8 +272,13 @@ func (rs *ReplicaSet) resolveWaiters() {
 	var done []settle
 	keep := rs.waiters[:0]
 	minErr := rs.checkMinISR(kerr.NotEnoughReplicasAfterAppend)
+	hold := rs.rules().HighWatermark == HoldUnderMinISR
 	for _, w := range rs.waiters {
 		switch {
+		case hold && rs.hw >= w.ack.Target:
+			done = append(done, settle{w.ack, minErr})
+		case hold:
+			keep = append(keep, w)
 		case minErr != nil:
 			done = append(done, settle{w.ack, minErr})
 		case rs.reached(w):
@@ -258,6 +294,29 @@ func (rs *ReplicaSet) resolveWaiters() {
 		} else {
 			rs.resolveAck(s.ack)
 		}
+	}
+}
+
+// ExpireWaiters fails, in order, every pending waiter whose deadline has
+// come (hw.under.min.isr=hold: request.timeout.ms after its append) with
+// REQUEST_TIMED_OUT. The batch stays in the leader's log, unacknowledged.
+func (rs *ReplicaSet) ExpireWaiters() {
+	now := rs.env.Clock.NowMs()
+	var expired []*waiter
+	keep := rs.waiters[:0]
+	for _, w := range rs.waiters {
+		if w.deadlineMs > 0 && now >= w.deadlineMs {
+			expired = append(expired, w)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	rs.waiters = keep
+	for _, w := range expired {
+		isr := rs.ISR()
+		rs.failAck(w.ack, kerr.New(kerr.RequestTimedOut,
+			"not acknowledged within request.timeout.ms=%d: HW %d < %d (ISR %s, min(min.insync.replicas, replication factor)=%d); the batch stays in the leader's log",
+			rs.rules().RequestTimeoutMs, rs.hw, w.ack.Target, FormatBrokers(isr), rs.effectiveMinISR()))
 	}
 }
 

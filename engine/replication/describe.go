@@ -4,15 +4,21 @@ import "github.com/minikafka-lab/minikafka/engine/topic"
 
 // ReplicaState describes one replica as plain values.
 type ReplicaState struct {
-	Broker         int32
-	Role           string // "leader" or "follower"
-	LEO            int64  // last known LEO while the broker is down
-	LogStart       int64
-	InISR          bool
-	LastFetchMs    int64
-	Up             bool
-	Diverged       bool
+	Broker      int32
+	Role        string // "leader" or "follower"
+	LEO         int64  // last known LEO while the broker is down
+	LogStart    int64
+	InISR       bool
+	LastFetchMs int64
+	Up          bool
+	Diverged    bool
+	// Reconciling is set when the replica will ask the leader where its
+	// log diverges (OffsetsForLeaderEpoch) before it fetches again.
+	Reconciling    bool
 	UnflushedBytes int64 // what a machine crash would drop now
+	// HW is the high watermark this replica knows: the leader's, or under
+	// follower.hw=fetch a follower's own, from its last fetch response.
+	HW int64
 }
 
 // PartitionState describes one partition as plain values: the picture the
@@ -27,6 +33,15 @@ type PartitionState struct {
 	LogStart    int64 // the leader's log start
 	LEO         int64 // the leader's LEO
 	ISR         []int32
+	// ISRStored is the ISR in Kafka's stored order (assignment order at
+	// creation, a joining replica at the end).
+	ISRStored []int32
+	// FollowerHWs is set under follower.hw=fetch: each replica's HW is its
+	// own and worth showing.
+	FollowerHWs bool
+	// Leaderless is set when the KRaft controller left the partition
+	// without a leader (Leader names the fenced one).
+	Leaderless  bool
 	Replicas    []ReplicaState // assignment order
 	PendingAcks []int64        // ids of pending acks=all waiters, in order
 	Producers   []ProducerEntry
@@ -36,9 +51,10 @@ type PartitionState struct {
 func (rs *ReplicaSet) State() PartitionState {
 	leader := rs.replicas[rs.leader]
 	st := PartitionState{
-		TP: rs.tp, Leader: rs.leader, LeaderEpoch: rs.epoch, Online: leader.Up(),
+		TP: rs.tp, Leader: rs.leader, LeaderEpoch: rs.epoch, Online: rs.Online(),
 		HW: rs.hw, LSO: rs.hw, LogStart: leader.LogStart(), LEO: leader.LEO(),
-		ISR: rs.ISR(), Producers: rs.producers.Entries(),
+		ISR: rs.ISR(), ISRStored: rs.ISRStored(), Producers: rs.producers.Entries(),
+		FollowerHWs: rs.rules().FollowerHW == FetchedHW, Leaderless: rs.leaderless,
 	}
 	for _, b := range rs.assignment {
 		r := rs.replicas[b]
@@ -52,7 +68,8 @@ func (rs *ReplicaSet) State() PartitionState {
 		}
 		st.Replicas = append(st.Replicas, ReplicaState{
 			Broker: b, Role: role, LEO: r.LEO(), LogStart: r.LogStart(), InISR: rs.isr[b],
-			LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged, UnflushedBytes: unflushed,
+			LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged, Reconciling: r.reconcile, UnflushedBytes: unflushed,
+			HW: rs.knownHW(r),
 		})
 	}
 	for _, w := range rs.waiters {

@@ -172,6 +172,47 @@ func (e ReplicaDiverged) String() string {
 		e.TP, e.Broker, e.LEO, e.HW, e.Epoch)
 }
 
+// LeaderEpochChecked: a follower asked the leader where its latest leader
+// epoch ends (OffsetsForLeaderEpoch, KIP-101/KIP-279) before fetching.
+type LeaderEpochChecked struct {
+	TP             topic.Partition
+	Broker, Leader int32
+	// Requested is the follower's latest epoch; Epoch and EndOffset the
+	// leader's answer (UndefinedEpoch, UndefinedEpochOffset when it knows
+	// nothing of it).
+	Requested int32
+	Epoch     int32
+	EndOffset int64
+}
+
+// Kind returns "offsets_for_leader_epoch".
+func (LeaderEpochChecked) Kind() string { return "offsets_for_leader_epoch" }
+
+// String describes the event on one line.
+func (e LeaderEpochChecked) String() string {
+	if e.EndOffset == UndefinedEpochOffset {
+		return fmt.Sprintf("%s broker %d OffsetsForLeaderEpoch(epoch %d) -> leader %d: unknown epoch", e.TP, e.Broker, e.Requested, e.Leader)
+	}
+	return fmt.Sprintf("%s broker %d OffsetsForLeaderEpoch(epoch %d) -> leader %d: epoch %d ends at offset %d", e.TP, e.Broker, e.Requested, e.Leader, e.Epoch, e.EndOffset)
+}
+
+// FollowerHWLearned: under follower.hw=fetch a follower took a new high
+// watermark from its fetch response (the leader's HW before this round's
+// ISR refresh, capped at the follower's LEO), one round after the leader.
+type FollowerHWLearned struct {
+	TP       topic.Partition
+	Broker   int32
+	From, To int64
+}
+
+// Kind returns "follower_hw".
+func (FollowerHWLearned) Kind() string { return "follower_hw" }
+
+// String describes the event on one line.
+func (e FollowerHWLearned) String() string {
+	return fmt.Sprintf("%s follower %d HW %d -> %d (from its fetch response)", e.TP, e.Broker, e.From, e.To)
+}
+
 // LeaderChanged: a new leader epoch began.
 type LeaderChanged struct {
 	TP       topic.Partition

@@ -83,15 +83,20 @@ func (rs *ReplicaSet) fetch(followers []int32) (PartitionFetch, error) {
 
 // fetchOne is one follower's step:
 //
-//  1. a diverged follower (decision 7) truncates to the HW of the leader
-//     change that diverged it (later appends may have moved the HW since);
-//  2. a follower ahead of the leader truncates to the HW (§9.2, decision 12);
-//  3. a follower below the leader's log start resets its log to start there
+//  1. the truncation rule (truncation.go) cuts what the follower must not
+//     keep: under high-watermark a diverged follower (decision 7) truncates
+//     to the HW of the leader change that diverged it and one ahead of the
+//     leader to the HW (§9.2, decision 12); under leader-epoch a follower
+//     marked at a leader change or a restart reconciles by
+//     OffsetsForLeaderEpoch;
+//  2. a follower below the leader's log start resets its log to start there
 //     (decision 11);
-//  4. it copies the leader's stored batch bytes from its LEO, whole batches,
+//  3. it copies the leader's stored batch bytes from its LEO, whole batches,
 //     within replica.fetch.max.bytes (the first batch always), validating
 //     each frame but never re-encoding it;
-//  5. its last fetch time becomes now, even when nothing was copied.
+//  4. its last fetch time becomes now, even when nothing was copied; it
+//     learns the HW the leader had when it fetched, and the leader notes
+//     when it was last caught up (Kafka's lastCaughtUpTimeMs).
 func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 	f := FollowerFetch{Broker: r.Broker, FromLEO: r.LEO(), ToLEO: r.LEO()}
 	if !r.Up() {
@@ -99,19 +104,10 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 		return f, nil
 	}
 	leader := rs.replicas[rs.leader].log
-	if r.diverged {
-		ev, err := rs.repairDiverged(r)
-		if err != nil {
-			return f, err
-		}
-		f.Truncations = appendTruncation(f.Truncations, ev)
-	}
-	if leo := leader.LEO(); r.LEO() > leo {
-		ev, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("ahead of the leader: LEO %d > leader LEO %d, truncate to HW %d", r.LEO(), leo, rs.hw))
-		if err != nil {
-			return f, err
-		}
-		f.Truncations = appendTruncation(f.Truncations, ev)
+	cuts, err := rs.truncate(r, beforeFetch)
+	f.Truncations = append(f.Truncations, cuts...)
+	if err != nil {
+		return f, err
 	}
 	if start := leader.LogStartOffset(); r.LEO() < start {
 		from := r.LEO()
@@ -123,6 +119,9 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 		f.Reset = &ev
 	}
 	f.FromLEO = r.LEO()
+	// The fetch response carries the HW as it is before this round's ISR
+	// refresh: a follower learns it one round late (follower.hw=fetch).
+	hwInResponse := rs.hw
 	if r.LEO() < leader.LEO() {
 		// The frames alias the shared fetch buffer: they are copied below,
 		// before anything reads into it again.
@@ -145,9 +144,31 @@ func (rs *ReplicaSet) fetchOne(r *Replica) (FollowerFetch, error) {
 			f.Bytes += int64(len(b.Frame))
 		}
 	}
-	r.lastFetchMs = rs.env.Clock.NowMs()
+	now := rs.env.Clock.NowMs()
+	rs.noteFetchState(r, leader.LEO(), now)
+	r.lastFetchMs = now
+	r.fetched = true
+	was := r.hw
+	r.hw = min(hwInResponse, r.LEO())
 	rs.noteCopy(&f, r)
+	if rs.rules().FollowerHW == FetchedHW && r.hw != was {
+		rs.env.Events.Emit(FollowerHWLearned{TP: rs.tp, Broker: r.Broker, From: was, To: r.hw})
+	}
 	return f, nil
+}
+
+// noteFetchState updates what the leader knows from a follower's fetch as
+// Kafka's Replica.updateFetchStateOrThrow does: the follower is caught up
+// now when it reached the leader's LEO, or caught up as of its previous
+// fetch when it reached the LEO the leader had then.
+func (rs *ReplicaSet) noteFetchState(r *Replica, leaderLEO, now int64) {
+	switch offset := r.LEO(); {
+	case offset >= leaderLEO:
+		r.caughtUpMs = max(r.caughtUpMs, now)
+	case r.lastFetchLeaderLEO >= 0 && offset >= r.lastFetchLeaderLEO:
+		r.caughtUpMs = max(r.caughtUpMs, r.lastFetchMs)
+	}
+	r.lastFetchLeaderLEO = max(leaderLEO, r.lastFetchLeaderLEO)
 }
 
 func (rs *ReplicaSet) noteCopy(f *FollowerFetch, r *Replica) {
@@ -162,48 +183,4 @@ func appendTruncation(list []ReplicaTruncated, ev *ReplicaTruncated) []ReplicaTr
 		return list
 	}
 	return append(list, *ev)
-}
-
-// repairDiverged truncates a diverged replica to the HW of the leader change
-// that marked it and clears the mark.
-func (rs *ReplicaSet) repairDiverged(r *Replica) (*ReplicaTruncated, error) {
-	if !r.diverged {
-		return nil, nil
-	}
-	ev, err := rs.truncateReplica(r, r.divergedAt, fmt.Sprintf("diverged at a leader change: truncate to that HW %d before fetching", r.divergedAt))
-	if err != nil {
-		return nil, err
-	}
-	r.diverged = false
-	return ev, nil
-}
-
-// truncateReplica cuts a running replica's log back to target (if it is
-// above it) and reports it. When target is not a batch boundary of that log
-// it cuts at the start of the batch holding target, so nothing at or above
-// target survives. A target below the log start empties the log at target.
-func (rs *ReplicaSet) truncateReplica(r *Replica, target int64, reason string) (*ReplicaTruncated, error) {
-	from := r.LEO()
-	if target >= from {
-		return nil, nil
-	}
-	if target < r.log.LogStartOffset() {
-		if err := r.log.ResetTo(target); err != nil {
-			return nil, rs.diskFailure(r.Broker, err)
-		}
-	} else if err := r.log.TruncateTo(target); err != nil {
-		if !errors.Is(err, kerr.InvalidRecord) {
-			return nil, rs.diskFailure(r.Broker, err)
-		}
-		batches, rerr := r.log.ReadBatches(target, 1, -1)
-		if rerr != nil || len(batches) == 0 {
-			return nil, rs.diskFailure(r.Broker, err)
-		}
-		if err := r.log.TruncateTo(batches[0].Meta.BaseOffset); err != nil {
-			return nil, rs.diskFailure(r.Broker, err)
-		}
-	}
-	ev := ReplicaTruncated{TP: rs.tp, Broker: r.Broker, From: from, To: r.LEO(), Reason: reason}
-	rs.env.Events.Emit(ev)
-	return &ev, nil
 }

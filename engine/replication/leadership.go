@@ -7,19 +7,24 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
-// Promote makes an in-sync replica the leader (§10.4):
+// Promote makes an in-sync replica the leader (§10.4), as an admin election:
 //
 //  1. the broker must be a running member of the ISR (NOT_IN_SYNC_REPLICA, or
 //     BROKER_NOT_AVAILABLE for a crashed broker);
 //  2. the HW rule runs on the ISR as it stands (after a restart the HW is
-//     only the minimum LEO over all replicas, decision 8); then, if its LEO
-//     is above the HW, it truncates to the HW: MiniKafka keeps only the
-//     committed prefix (Kafka would keep the new leader's log instead);
+//     only the minimum LEO over all replicas, decision 8); then the
+//     truncation rule runs for the new leader: under truncation=high-watermark
+//     it keeps only the HW prefix (MiniKafka), under leader-epoch its whole
+//     log (Kafka);
 //  3. leader = broker, epoch + 1, stamped on every running replica's log;
-//  4. the ISR restarts as {broker}; the HW stays;
-//  5. every other replica whose LEO is above the HW is marked diverged and
-//     will truncate to the HW before it fetches again (decision 7);
-//  6. every pending acks=all waiter fails with FENCED_LEADER_EPOCH;
+//  4. the ISR restarts as {broker} (MiniKafka), or stays as it is under the
+//     KRaft controller; under follower.hw=fetch the HW becomes the one the
+//     new leader knows;
+//  5. every other replica is marked by the truncation rule: diverged when
+//     its LEO is above the HW it knows (decision 7), or to reconcile by
+//     leader epoch before it fetches again;
+//  6. every pending acks=all waiter fails with FENCED_LEADER_EPOCH
+//     (NOT_LEADER_OR_FOLLOWER under errors=kafka);
 //  7. producer state is rebuilt from the new leader's log.
 //
 // Promoting the current leader is allowed (decision 13): it bumps the epoch
@@ -41,38 +46,64 @@ func (rs *ReplicaSet) Promote(broker int32) error {
 func (rs *ReplicaSet) changeLeader(broker int32, reason string) error {
 	r := rs.replicas[broker]
 	rs.raiseHighWatermark()
-	if _, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("becoming leader above HW %d: keep only the committed prefix", rs.hw)); err != nil {
+	// The outgoing leader knew the partition's HW; as a follower that is
+	// the HW it starts from (follower.hw=fetch).
+	if o := rs.replicas[rs.leader]; !rs.leaderless {
+		o.hw = max(o.hw, min(rs.hw, o.LEO()))
+	}
+	if _, err := rs.truncate(r, electedLeader); err != nil {
 		return err
 	}
 	old := rs.leader
 	rs.leader = broker
+	rs.leaderless = false
 	rs.epoch++
+	rs.epochStart = r.LEO()
 	for _, b := range rs.byID {
 		if l := rs.replicas[b].log; l != nil {
 			l.SetLeaderEpoch(rs.epoch)
 		}
 	}
 	rs.env.Events.Emit(LeaderChanged{TP: rs.tp, From: old, To: broker, Epoch: rs.epoch, Reason: reason})
-	r.diverged = false
-	for _, b := range rs.ISR() {
-		if b != broker {
-			delete(rs.isr, b)
-			rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: "leader changed: the ISR restarts from the new leader", ISR: rs.ISR()})
-		}
+	if rs.rules().FollowerHW == FetchedHW && r.hw < rs.hw {
+		// A follower knew only the HW of its last fetch response; as the
+		// leader that is the HW it starts from.
+		rs.env.Events.Emit(HWMoved{TP: rs.tp, From: rs.hw, To: r.hw})
+		rs.hw = r.hw
 	}
-	rs.isr[broker] = true
-	for _, b := range rs.Followers() {
-		o := rs.replicas[b]
-		if o.LEO() > rs.hw {
-			if !o.diverged || rs.hw < o.divergedAt {
-				o.divergedAt = rs.hw
+	now := rs.env.Clock.NowMs()
+	if rs.rules().KeepISR {
+		// The KRaft controller keeps the ISR at an election; the new leader
+		// learns its followers' LEOs again from their fetches
+		// (Replica.resetReplicaState).
+		rs.addISR(broker)
+		for _, b := range rs.Followers() {
+			o := rs.replicas[b]
+			o.caughtUpMs, o.lastFetchLeaderLEO = 0, -1
+			if rs.isr[b] {
+				o.caughtUpMs = now
 			}
-			o.diverged = true
-			rs.env.Events.Emit(ReplicaDiverged{TP: rs.tp, Broker: b, LEO: o.LEO(), HW: rs.hw, Epoch: rs.epoch})
 		}
+	} else {
+		for _, b := range rs.ISR() {
+			if b != broker {
+				rs.removeISR(b)
+				rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: "leader changed: the ISR restarts from the new leader", ISR: rs.ISR()})
+			}
+		}
+		rs.addISR(broker)
 	}
-	rs.FailPending(kerr.New(kerr.FencedLeaderEpoch, "leader changed before acknowledgement (now broker %d, epoch %d)", broker, rs.epoch))
-	return rs.rebuildProducerState()
+	for _, b := range rs.Followers() {
+		rs.markFollower(rs.replicas[b])
+	}
+	rs.FailPending(rs.leaderChangeError(old))
+	if err := rs.rebuildProducerState(); err != nil {
+		return err
+	}
+	// The new leader may advance its HW at once: the ISR may be down to it
+	// (Partition.makeLeader ends with maybeIncrementLeaderHW).
+	rs.advanceHighWatermark()
+	return nil
 }
 
 // Rejoin brings a follower back after a failover (§10.5): a diverged replica
@@ -92,16 +123,19 @@ func (rs *ReplicaSet) Rejoin(broker int32) error {
 	if !r.Up() {
 		return BrokerDown(broker)
 	}
-	if _, err := rs.repairDiverged(r); err != nil {
-		return err
+	if rs.rules().Truncation == TruncateByLeaderEpoch {
+		// Reconciling asks the leader where the logs diverge.
+		if err := rs.checkOnline(); err != nil {
+			return err
+		}
 	}
-	if _, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("rejoin: truncate to HW %d", rs.hw)); err != nil {
+	if _, err := rs.truncate(r, rejoining); err != nil {
 		return err
 	}
 	r.log.SetLeaderEpoch(rs.epoch)
 	r.lastFetchMs = rs.env.Clock.NowMs()
 	if rs.isr[broker] {
-		delete(rs.isr, broker)
+		rs.removeISR(broker)
 		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker, Reason: "rejoining: it re-enters when it meets the ISR rules", ISR: rs.ISR()})
 	}
 	rs.advanceHighWatermark()
@@ -147,14 +181,18 @@ type RestartOutcome struct {
 }
 
 // RestartReplica brings a crashed replica back on its recovered log (opened
-// by the caller with storage.Open). A follower above the HW truncates to it
-// (pre-KIP-101 Kafka did the same on restart); a follower below the HW leaves
-// the ISR; it catches up at the next fetch step.
+// by the caller with storage.Open). The truncation rule decides what a
+// follower keeps: under truncation=high-watermark it truncates to the HW it
+// knows (pre-KIP-101 Kafka did the same on restart; with follower.hw=fetch
+// that is its own, lagging HW), under leader-epoch it keeps its log and
+// reconciles with the leader before it fetches. Under MiniKafka's ISR rule a
+// follower below the HW leaves the ISR; it catches up at the next fetch step.
 //
 // A leader starts a new epoch, as a controller's election would:
 //
-//   - if it still holds the HW, it leads again (its tail above the HW is cut,
-//     as in a promotion);
+//   - if it still holds the HW, it leads again (under
+//     truncation=high-watermark its tail above the HW is cut, as in a
+//     promotion);
 //   - if it lost records the HW covered (their bytes were not flushed), the
 //     first running in-sync replica, in assignment order, that holds the HW
 //     is elected instead and the restarted broker follows it: committed
@@ -172,13 +210,17 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 	}
 	r.log = l
 	l.SetLeaderEpoch(rs.epoch)
-	if broker == rs.leader {
+	r.hw = min(r.hw, l.LEO())
+	// A broker that led the partition leads again, unless the KRaft
+	// controller fenced it out of the ISR and left the partition without a
+	// leader: then it comes back as a follower and waits for an election.
+	if broker == rs.leader && (!rs.leaderless || rs.isr[broker]) {
 		out.LeaderChanged, out.Leader = true, broker
 		rs.raiseHighWatermark() // with the LEO it came back with
 		if leo := l.LEO(); leo < rs.hw {
 			if heir := rs.heir(broker); heir >= 0 {
 				out.Leader = heir
-				delete(rs.isr, broker)
+				rs.removeISR(broker)
 				out.LeftISR = true
 				rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker,
 					Reason: fmt.Sprintf("restarted with LEO %d < HW %d: its unflushed records were lost", leo, rs.hw), ISR: rs.ISR()})
@@ -190,27 +232,22 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 			out.DataLost = &ev
 			rs.hw = leo
 		}
-		ev, err := rs.truncateReplica(r, rs.hw, fmt.Sprintf("restarted above HW %d", rs.hw))
-		out.Truncation = ev
+		cuts, err := rs.truncate(r, leaderRestarted)
+		out.Truncation = lastCut(cuts)
 		if err != nil {
 			return out, err
 		}
 		return out, rs.changeLeader(broker, "re-elected after restart")
 	}
-	ev, err := rs.repairDiverged(r)
-	out.Truncation = ev
+	cuts, err := rs.truncate(r, restarted)
+	out.Truncation = lastCut(cuts)
 	if err != nil {
 		return out, err
 	}
-	ev, err = rs.truncateReplica(r, rs.hw, fmt.Sprintf("restarted above HW %d: truncate, then catch up by fetching", rs.hw))
-	if ev != nil {
-		out.Truncation = ev
-	}
-	if err != nil {
-		return out, err
-	}
-	if leo := r.LEO(); leo < rs.hw && rs.isr[broker] {
-		delete(rs.isr, broker)
+	// MiniKafka's ISR rule drops a member that came back below the HW at
+	// once; Kafka's leader judges it by its caught-up time (kafkaInSync).
+	if leo := r.LEO(); leo < rs.hw && rs.isr[broker] && rs.rules().ISRLag == LagFromLastFetch {
+		rs.removeISR(broker)
 		out.LeftISR = true
 		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker,
 			Reason: fmt.Sprintf("restarted with LEO %d < HW %d: its unflushed records were lost", leo, rs.hw), ISR: rs.ISR()})
@@ -224,7 +261,7 @@ func (rs *ReplicaSet) RestartReplica(broker int32, l *storage.Log) (RestartOutco
 func (rs *ReplicaSet) heir(broker int32) int32 {
 	for _, b := range rs.assignment {
 		r := rs.replicas[b]
-		if b != broker && r.Up() && rs.isr[b] && !r.diverged && r.LEO() >= rs.hw {
+		if b != broker && r.Up() && rs.isr[b] && !r.diverged && !r.reconcile && r.LEO() >= rs.hw {
 			return b
 		}
 	}

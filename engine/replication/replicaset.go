@@ -2,6 +2,7 @@ package replication
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -19,6 +20,8 @@ type Settings struct {
 	// FetchMaxBytes is replica.fetch.max.bytes: the byte budget of one
 	// follower fetch (the first batch is always copied whole).
 	FetchMaxBytes int
+	// Rules are the switchable rules (MiniKafka's or Kafka's, rules.go).
+	Rules Rules
 }
 
 // Env is what every replica set of one cluster shares: the clock, the event
@@ -54,6 +57,22 @@ type Replica struct {
 	// While the broker is down the leader only knows what the replica last
 	// had: its LEO and log start at the moment it crashed.
 	downLEO, downLogStart int64
+	// hw is the high watermark this replica last learned from a fetch
+	// response (follower.hw=fetch); the leader's is the replica set's.
+	hw int64
+	// reconcile is set when the replica must find, before it fetches again,
+	// where its log stops agreeing with the leader's (truncation.go); while
+	// it is set the leader does not know its LEO.
+	reconcile bool
+	// caughtUpMs is Kafka's lastCaughtUpTimeMs: the last time the replica
+	// had everything the leader had at its previous fetch; lastFetchLeaderLEO
+	// is the leader's LEO at its last fetch (Replica.updateFetchStateOrThrow).
+	caughtUpMs         int64
+	lastFetchLeaderLEO int64
+	// fetched is set by a fetch and cleared by the next ISR refresh: under
+	// Kafka's ISR rule a replica joins the ISR only as it fetches
+	// (Partition.maybeExpandIsr runs on a follower's fetch).
+	fetched bool
 }
 
 // Up reports whether the replica's broker is running.
@@ -92,6 +111,15 @@ type ReplicaSet struct {
 	epoch      int32
 	replicas   map[int32]*Replica
 	isr        map[int32]bool
+	// isrOrder is the ISR in stored order, as Kafka keeps it: the
+	// assignment order at creation, a joining replica appended at the end.
+	isrOrder []int32
+	// epochStart is the leader's LEO when it took the current epoch (Kafka's
+	// leaderEpochStartOffset).
+	epochStart int64
+	// leaderless is set when the KRaft controller fenced the leader and
+	// could elect nobody; leader then names the fenced broker.
+	leaderless bool
 	hw         int64
 	waiters    []*waiter
 	producers  *ProducerStateManager
@@ -119,7 +147,7 @@ func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epo
 		if l == nil {
 			return nil, kerr.State("no log for broker %d of %s", b, tp)
 		}
-		rs.replicas[b] = &Replica{Broker: b, log: l, lastFetchMs: now}
+		rs.replicas[b] = &Replica{Broker: b, log: l, lastFetchMs: now, caughtUpMs: now}
 		leos[b] = l.LEO()
 	}
 	if rs.replicas[leader] == nil {
@@ -166,12 +194,19 @@ func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epo
 		env.Events.Emit(LeaderChanged{TP: tp, From: leader, To: leader, Epoch: rs.epoch,
 			Reason: "new epoch at open: a follower holds records of the last epoch that the leader lost"})
 	}
-	for _, b := range InitialISR(leader, assignment, leos) {
-		if !rs.replicas[b].diverged {
-			rs.isr[b] = true
+	initial := InitialISR(leader, assignment, leos)
+	for _, b := range assignment {
+		if slices.Contains(initial, b) && !rs.replicas[b].diverged {
+			rs.addISR(b)
 		}
 	}
 	rs.hw = InitialHighWatermark(assignment, leos)
+	rs.epochStart = logs[leader].LEO()
+	for _, b := range assignment {
+		r := rs.replicas[b]
+		r.hw = min(rs.hw, r.LEO())
+		r.lastFetchLeaderLEO = leos[leader]
+	}
 	for _, b := range diverged {
 		rs.env.Events.Emit(ReplicaDiverged{TP: tp, Broker: b, LEO: logs[b].LEO(), HW: rs.replicas[b].divergedAt, Epoch: rs.epoch})
 	}
@@ -199,8 +234,9 @@ func (rs *ReplicaSet) Assignment() []int32 { return append([]int32(nil), rs.assi
 // Replica returns one broker's replica, or nil.
 func (rs *ReplicaSet) Replica(broker int32) *Replica { return rs.replicas[broker] }
 
-// Online reports whether the leader's broker is running.
-func (rs *ReplicaSet) Online() bool { return rs.replicas[rs.leader].Up() }
+// Online reports whether the partition has a leader and its broker is
+// running.
+func (rs *ReplicaSet) Online() bool { return !rs.leaderless && rs.replicas[rs.leader].Up() }
 
 // ISR lists the in-sync replicas, sorted.
 func (rs *ReplicaSet) ISR() []int32 {
@@ -211,6 +247,27 @@ func (rs *ReplicaSet) ISR() []int32 {
 		}
 	}
 	return out
+}
+
+// ISRStored lists the in-sync replicas in stored order, as Kafka keeps and
+// prints them: the assignment order at creation, a replica that joins later
+// at the end.
+func (rs *ReplicaSet) ISRStored() []int32 { return append([]int32(nil), rs.isrOrder...) }
+
+// addISR adds a broker to the ISR (at the end of the stored order).
+func (rs *ReplicaSet) addISR(b int32) {
+	if !rs.isr[b] {
+		rs.isr[b] = true
+		rs.isrOrder = append(rs.isrOrder, b)
+	}
+}
+
+// removeISR takes a broker out of the ISR.
+func (rs *ReplicaSet) removeISR(b int32) {
+	if rs.isr[b] {
+		delete(rs.isr, b)
+		rs.isrOrder = slices.DeleteFunc(rs.isrOrder, func(x int32) bool { return x == b })
+	}
 }
 
 // InISR reports whether a broker is in the ISR.
@@ -253,12 +310,19 @@ func (rs *ReplicaSet) checkOnline() error {
 	if rs.Online() {
 		return nil
 	}
+	if rs.leaderless {
+		return kerr.New(kerr.LeaderNotAvailable, "%s has no leader: leader %d was fenced and no in-sync replica is running; restart a member of the ISR %s (broker restart ID), or allow an unclean election (config set unclean.leader.election.enable=true)",
+			rs.tp, rs.leader, FormatBrokers(rs.ISR()))
+	}
 	hint := fmt.Sprintf("restart it (broker restart %d)", rs.leader)
 	for _, b := range rs.ISR() {
 		if b != rs.leader && rs.replicas[b].Up() {
 			hint = fmt.Sprintf("promote an in-sync replica (promote %s %d) or restart the broker (broker restart %d)", rs.tp, b, rs.leader)
 			break
 		}
+	}
+	if rs.rules().KeepISR {
+		hint += "; the KRaft controller elects a new leader once it fences the broker (clock advance past broker.session.timeout.ms)"
 	}
 	return kerr.New(kerr.LeaderNotAvailable, "leader %d of %s is down; %s", rs.leader, rs.tp, hint)
 }
@@ -274,6 +338,7 @@ func (rs *ReplicaSet) replica(broker int32) (*Replica, error) {
 // rebuildProducerState replays every sequenced batch of the leader's log.
 func (rs *ReplicaSet) rebuildProducerState() error {
 	m := NewProducerStateManager()
+	m.rules = rs.rules()
 	l := rs.replicas[rs.leader].log
 	if l != nil {
 		err := l.Batches(l.LogStartOffset(), func(b storage.RawBatch) error {
@@ -299,29 +364,96 @@ func (rs *ReplicaSet) advanceHighWatermark() {
 	rs.resolveWaiters()
 }
 
-// raiseHighWatermark applies the HW rule (§9.3) to the ISR as it stands,
-// the LEOs of crashed members being the ones they had. A leader change runs
-// it first: after a restart the HW is the minimum LEO over every replica
-// (decision 8) until something advances it, and a new leader cut back to
-// that HW would drop records every in-sync replica holds.
+// raiseHighWatermark applies the HW rule (hw.under.min.isr=) to the ISR as
+// it stands, the LEOs of crashed members being the ones they had. A leader
+// change runs it first: after a restart the HW is the minimum LEO over every
+// replica (decision 8) until something advances it, and a new leader cut
+// back to that HW would drop records every in-sync replica holds.
 func (rs *ReplicaSet) raiseHighWatermark() {
-	var buf [8]int64
-	leos := buf[:0]
-	for _, b := range rs.assignment {
-		if rs.isr[b] {
-			leos = append(leos, rs.replicas[b].LEO())
+	next := rs.hw
+	if rs.rules().HighWatermark == HoldUnderMinISR {
+		next = rs.kafkaHighWatermark()
+	} else {
+		var buf [8]int64
+		leos := buf[:0]
+		known := true
+		for _, b := range rs.assignment {
+			if rs.isr[b] {
+				leo, ok := rs.knownLEO(rs.replicas[b])
+				known = known && ok
+				leos = append(leos, leo)
+			}
+		}
+		if known {
+			next = NextHighWatermark(rs.hw, leos)
 		}
 	}
-	if next := NextHighWatermark(rs.hw, leos); next != rs.hw {
+	if next != rs.hw {
 		rs.env.Events.Emit(HWMoved{TP: rs.tp, From: rs.hw, To: next})
 		rs.hw = next
 	}
+	if l := rs.replicas[rs.leader]; !rs.leaderless {
+		l.hw = rs.hw // the leader knows the HW it computes
+	}
 }
 
-// RefreshISR re-evaluates every follower against the ISR rules (§10.1 and
-// decisions 7 and 12), reports each change, then advances the HW. While the
-// leader's broker is down nothing changes: the leader is the one that judges
-// its followers.
+// knownLEO is a replica's LEO as the leader may count it for the HW: a
+// replica that must reconcile its log first is unknown (Kafka resets a
+// follower's LEO to unknown when leadership changes), and a diverged one
+// counts only up to where it still agrees.
+func (rs *ReplicaSet) knownLEO(r *Replica) (int64, bool) {
+	switch {
+	case r.Broker == rs.leader:
+		return r.LEO(), true
+	case r.reconcile:
+		return 0, false
+	case r.diverged:
+		return min(r.LEO(), r.divergedAt), true
+	}
+	return r.LEO(), true
+}
+
+// kafkaHighWatermark is Kafka's HW rule since 3.7
+// (Partition.maybeIncrementLeaderHW): no advance while the ISR is below
+// min(min.insync.replicas, replication factor) (KAFKA-15583); otherwise the
+// minimum LEO over the ISR and over the followers that are caught up and
+// may join it, never below the current HW.
+func (rs *ReplicaSet) kafkaHighWatermark() int64 {
+	if len(rs.isr) < rs.effectiveMinISR() {
+		return rs.hw
+	}
+	leader := rs.replicas[rs.leader]
+	next := leader.LEO()
+	now := rs.env.Clock.NowMs()
+	for _, b := range rs.Followers() {
+		r := rs.replicas[b]
+		counts := rs.isr[b] || (r.Up() && rs.caughtUp(r, leader.LEO(), now))
+		if !counts {
+			continue
+		}
+		leo, ok := rs.knownLEO(r)
+		if !ok {
+			return rs.hw
+		}
+		next = min(next, leo)
+	}
+	return max(rs.hw, next)
+}
+
+// caughtUp is Kafka's Replica.isCaughtUp: at the leader's LEO, or caught up
+// within replica.lag.time.max.ms.
+func (rs *ReplicaSet) caughtUp(r *Replica, leaderLEO, now int64) bool {
+	if leo, ok := rs.knownLEO(r); ok && leo == leaderLEO {
+		return true
+	}
+	return now-r.caughtUpMs <= rs.env.Settings.Lag.MaxTimeMs
+}
+
+// RefreshISR re-evaluates every follower against the ISR rule
+// (replica.lag.from=; §10.1 and decisions 7 and 12 for MiniKafka's, Kafka's
+// Replica.isCaughtUp and Partition.isFollowerInSync for Kafka's), reports
+// each change, then advances the HW. While the leader's broker is down
+// nothing changes: the leader is the one that judges its followers.
 func (rs *ReplicaSet) RefreshISR() {
 	if !rs.Online() {
 		return
@@ -330,20 +462,58 @@ func (rs *ReplicaSet) RefreshISR() {
 	now := rs.env.Clock.NowMs()
 	for _, b := range rs.Followers() {
 		r := rs.replicas[b]
-		view := FollowerView{LEO: r.LEO(), LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged, InISR: rs.isr[b]}
-		rule := isrRule(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag)
-		if ok := rule == caughtUp; ok != rs.isr[b] {
-			why := rule.reason(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag)
+		var ok bool
+		var why func() string
+		if rs.rules().ISRLag == LagFromLastCaughtUp {
+			ok, why = rs.kafkaInSync(r, leaderLEO, now)
+		} else {
+			view := FollowerView{LEO: r.LEO(), LastFetchMs: r.lastFetchMs, Up: r.Up(), Diverged: r.diverged || r.reconcile, InISR: rs.isr[b]}
+			rule := isrRule(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag)
+			ok = rule == caughtUp
+			why = func() string { return rule.reason(leaderLEO, rs.hw, now, view, rs.env.Settings.Lag) }
+		}
+		r.fetched = false
+		if ok != rs.isr[b] {
 			if ok {
-				rs.isr[b] = true
-				rs.env.Events.Emit(ISRExpanded{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+				rs.addISR(b)
+				rs.env.Events.Emit(ISRExpanded{TP: rs.tp, Broker: b, Reason: why(), ISR: rs.ISR()})
 			} else {
-				delete(rs.isr, b)
-				rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: why, ISR: rs.ISR()})
+				rs.removeISR(b)
+				rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: b, Reason: why(), ISR: rs.ISR()})
 			}
 		}
 	}
 	rs.advanceHighWatermark()
+}
+
+// kafkaInSync is Kafka's ISR rule. A member stays while it is caught up
+// (Replica.isCaughtUp: at the leader's LEO, or caught up within
+// replica.lag.time.max.ms), so a follower at the leader's LEO never leaves
+// for silence; a running replica joins as it fetches, once its LEO reaches
+// the HW and the start offset of the leader's current epoch
+// (Partition.maybeExpandIsr, isFollowerInSync).
+func (rs *ReplicaSet) kafkaInSync(r *Replica, leaderLEO, now int64) (bool, func() string) {
+	lag := rs.env.Settings.Lag.MaxTimeMs
+	if rs.isr[r.Broker] {
+		if rs.caughtUp(r, leaderLEO, now) {
+			return true, nil
+		}
+		return false, func() string {
+			return fmt.Sprintf("not caught up to the leader's LEO for %d ms > replica.lag.time.max.ms=%d", now-r.caughtUpMs, lag)
+		}
+	}
+	leo := r.LEO()
+	switch {
+	case !r.Up() || !r.fetched:
+		return false, nil
+	case r.reconcile || r.diverged || leo > leaderLEO:
+		return false, nil
+	case leo >= rs.hw && leo >= rs.epochStart:
+		return true, func() string {
+			return fmt.Sprintf("caught up: LEO %d reaches HW %d and the epoch start %d", leo, rs.hw, rs.epochStart)
+		}
+	}
+	return false, nil
 }
 
 // RemoveFromISR takes a follower out of the ISR (the leader cannot be
@@ -357,7 +527,7 @@ func (rs *ReplicaSet) RemoveFromISR(broker int32) error {
 		return kerr.Argument("leader cannot be removed from ISR (broker %d leads %s)", broker, rs.tp)
 	}
 	if rs.isr[broker] {
-		delete(rs.isr, broker)
+		rs.removeISR(broker)
 		rs.env.Events.Emit(ISRShrank{TP: rs.tp, Broker: broker, Reason: "removed by request", ISR: rs.ISR()})
 	}
 	rs.advanceHighWatermark()

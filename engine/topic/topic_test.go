@@ -1,7 +1,9 @@
 package topic
 
 import (
+	"encoding/base64"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,4 +80,26 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip of %q: %v %v", s, q, err)
 		}
 	})
+}
+
+// ID is a Kafka Uuid string: 22 base64url characters (16 bytes, no
+// padding), a version-4 UUID, never starting with '-' (Uuid.randomUuid),
+// the same for the same name and different for different names.
+func TestIDIsAKafkaUuidString(t *testing.T) {
+	seen := map[string]string{}
+	for i := range 500 {
+		name := "topic-" + strconv.Itoa(i)
+		id := ID(name)
+		raw, err := base64.RawURLEncoding.DecodeString(id)
+		if err != nil || len(id) != 22 || len(raw) != 16 || raw[6]>>4 != 4 || raw[8]>>6 != 2 || strings.HasPrefix(id, "-") {
+			t.Fatalf("ID(%q) = %q (%v)", name, id, err)
+		}
+		if other, dup := seen[id]; dup {
+			t.Fatalf("%q and %q share %s", name, other, id)
+		}
+		seen[id] = name
+		if ID(name) != id {
+			t.Fatalf("ID(%q) changed", name)
+		}
+	}
 }

@@ -22,6 +22,7 @@
 //
 // Kafka prints three batch fields that MKB1 does not have: magic,
 // compresscodec and deleteHorizonMs. They are left out rather than faked.
+// KafkaText is the views=kafka rendering, Kafka 4.0's lines (see there).
 // The count is the number of records stored in the batch (a control batch
 // stores none), which after compaction can be below lastOffset-baseOffset+1.
 //
@@ -54,6 +55,9 @@ type Invalid struct {
 	Position int64 // first invalid byte
 	Bytes    int64 // invalid bytes from Position to the end of the file
 	Reason   string
+	// Data holds those bytes when they were read from the file (KafkaText
+	// splits them into batches by their length fields).
+	Data []byte
 }
 
 // Segment is what a dump shows: a file name (printed as given), the base

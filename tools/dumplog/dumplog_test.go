@@ -50,6 +50,11 @@ func TestGoldenDumps(t *testing.T) {
 		{"flipped-byte-text", "flipped-byte/00000000000000000000.log", FormatText, false},
 		{"corrupt-closed-text", "corrupt-closed/00000000000000000000.log", FormatText, false},
 		{"index-text", "clean/00000000000000000000.index", FormatText, false},
+		// Kafka 4.0's lines (DumpLogSegments): no key:/payload: for nulls,
+		// the control-record line, a bad-CRC batch with isvalid: false.
+		{"clean-kafka-records", "clean/00000000000000000000.log", FormatKafka, true},
+		{"flipped-byte-kafka-records", "flipped-byte/00000000000000000000.log", FormatKafka, true},
+		{"torn-tail-kafka", "torn-tail/00000000000000000000.log", FormatKafka, false},
 		{"index-json", "clean/00000000000000000000.index", FormatJSON, false},
 	}
 	for _, c := range cases {

@@ -17,22 +17,24 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/storage"
 )
 
-// Format is an output format: "text" (Kafka's shape) or "json".
+// Format is an output format: "text" (Kafka's shape), "kafka" (Kafka
+// 4.0's lines, KafkaText) or "json".
 type Format string
 
 // The output formats.
 const (
-	FormatText Format = "text"
-	FormatJSON Format = "json"
+	FormatText  Format = "text"
+	FormatKafka Format = "kafka"
+	FormatJSON  Format = "json"
 )
 
-// ParseFormat reads "text" or "json".
+// ParseFormat reads "text", "kafka" or "json".
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case FormatText, FormatJSON:
+	case FormatText, FormatKafka, FormatJSON:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want text or json)", s)
+	return "", fmt.Errorf("unknown format %q (want text, kafka or json)", s)
 }
 
 // ReadSegmentFile reads a segment log file and splits it into valid frames
@@ -57,6 +59,13 @@ func ReadSegmentFile(path string) (Segment, error) {
 	if sc.err != nil {
 		return Segment{}, fmt.Errorf("%s: %w", path, unwrapPath(sc.err))
 	}
+	if inv := sc.invalid; inv != nil {
+		// KafkaText reads on past a damaged batch by its length field.
+		inv.Data = make([]byte, inv.Bytes)
+		if _, err := f.ReadAt(inv.Data, inv.Position); err != nil && err != io.EOF {
+			return Segment{}, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		}
+	}
 	seg.Invalid = sc.invalid
 	return seg, nil
 }
@@ -77,8 +86,11 @@ func DumpFile(w io.Writer, path string, format Format, records bool) error {
 	}
 	defer f.Close()
 	var d dumper = newTextDumper(w, records)
-	if format == FormatJSON {
+	switch format {
+	case FormatJSON:
 		d = newJSONDumper(w, records)
+	case FormatKafka:
+		d = newKafkaDumper(w, records, f)
 	}
 	d.header(path, base)
 	for {
