@@ -24,9 +24,13 @@ number.`,
 var historyCommand = &Command{
 	Name:    "history",
 	Summary: "list the commands this session has run, ready to paste into a script",
-	Detail: `Prints every command line this session ran, numbered, including ones
-that failed. Interactive sessions also keep a persistent history for the
-up arrow and Ctrl-R ($XDG_STATE_HOME/minikafka/history or
+	Detail: `Prints, numbered, every command of the current branch that succeeded and
+changed or inspected the cluster: pasted into a script, they rebuild the
+same state. Failed and unknown commands are left out, and so are session
+commands such as help; commands taken back with undo are gone. Where the
+branch was forked (fork NAME), a "# fork" comment line marks the point.
+Interactive sessions also keep a persistent history of every line typed,
+for the up arrow and Ctrl-R ($XDG_STATE_HOME/minikafka/history or
 ~/.minikafka_history).`,
 	Group: "Session",
 	Run:   runHistory,
@@ -47,26 +51,6 @@ var quitCommand = &Command{
 	Summary: "the same as exit",
 	Group:   "Session",
 	Run:     runExit,
-}
-
-// historyResult lists the session's command lines.
-type historyResult struct {
-	History []string `json:"history"`
-}
-
-func (h historyResult) writeText(w io.Writer, _ *style) error {
-	if len(h.History) == 0 {
-		fmt.Fprintln(w, "(no commands yet)")
-	}
-	for i, l := range h.History {
-		fmt.Fprintf(w, "%4d  %s\n", i+1, l)
-	}
-	return nil
-}
-
-func runHistory(s *Session, w io.Writer, a *Args) error {
-	// The history command itself was appended last; leave it out.
-	return s.emit(w, historyResult{History: append([]string{}, s.history[:len(s.history)-1]...)})
 }
 
 type exitResult struct {

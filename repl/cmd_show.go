@@ -287,3 +287,9 @@ func preview(b []byte) string {
 	}
 	return "0x" + hex.EncodeToString(b[:min(len(b), 4)])
 }
+
+// replicaKey names one replica of one partition.
+type replicaKey struct {
+	tp     string
+	broker int32
+}

@@ -44,6 +44,9 @@ func commandTable() []*Command {
 		// Session
 		helpCommand,
 		historyCommand,
+		undoCommand,
+		forkCommand,
+		recordCommand,
 		exitCommand,
 		quitCommand,
 	}

@@ -43,6 +43,7 @@ func (s *Session) takeEvents() []event {
 		all = append(all, s.cluster.TakeEvents()...)
 	}
 	s.backlog, s.backlogDropped = nil, 0
+	s.noteEvents(all)
 	for _, e := range all {
 		out = append(out, convertEvent(e))
 	}

@@ -1,12 +1,14 @@
 package repl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
+	"github.com/minikafka-lab/minikafka/labs"
 )
 
 // Options configure a session.
@@ -36,6 +39,15 @@ type Options struct {
 	// FS is the file system the session's clusters live in; nil is the
 	// real one. Tests give a vfs.Mem to inject disk faults.
 	FS vfs.FS
+	// Lang is the language of the course inside the REPL (read, lab,
+	// exercise, help TOPIC); "" is English.
+	Lang labs.Language
+	// Width is the terminal's width in columns, asked before each picture;
+	// nil (scripts, labs, tests) draws for 80 columns.
+	Width func() int
+	// ProgressPath is the learner's progress file (chapters read, labs
+	// completed, exercises solved); "" keeps progress in memory only.
+	ProgressPath string
 }
 
 // Session is one learner's REPL session: it owns one cluster and executes
@@ -49,11 +61,36 @@ type Session struct {
 	st     *style
 	format Format
 
-	history []string
-	exited  bool
+	exited bool
 
 	res result // the current command's result in JSON mode
 
+	// world is the cluster and everything that belongs to it; undo and
+	// fork replace it whole (timeline.go).
+	world
+	// tl is the session's timeline: the commands of the current branch,
+	// the other branches, the recording in progress (timeline.go).
+	tl timeline
+
+	// server is this session's JSON/TCP server, nil when not serving.
+	server *served
+	// kafka is this session's Kafka listener, nil when not listening; kc
+	// its real clients (kclient), nil until the first one. Both reach
+	// outside the session: undo and fork do not rebuild them.
+	kafka *kafkaListening
+	kc    *kclients
+	// intr carries Interrupt and Stop from the goroutine that gets signals.
+	intr interrupts
+	// sandbox is set for a sandboxed session (Options.Sandboxed).
+	sandbox *sandbox
+}
+
+// world is the state a session's commands build: the cluster with its
+// configuration, clock and data directory, the learner's named clients,
+// and what the session remembers about them. Undo and fork swap a world
+// for another one rebuilt from the timeline, so every field that a
+// command changes and a later command reads belongs here.
+type world struct {
 	// The cluster: its configuration, clock and data directory. temp is the
 	// directory to remove on Close ("" when the learner chose it).
 	cluster *engine.Cluster
@@ -71,16 +108,12 @@ type Session struct {
 	// session serves over JSON/TCP (at most maxBacklog, the oldest dropped).
 	backlog        []engine.Event
 	backlogDropped int
-	// server is this session's JSON/TCP server, nil when not serving.
-	server *served
-	// kafka is this session's Kafka listener, nil when not listening; kc
-	// its real clients (kclient), nil until the first one.
-	kafka *kafkaListening
-	kc    *kclients
-	// intr carries Interrupt and Stop from the goroutine that gets signals.
-	intr interrupts
-	// sandbox is set for a sandboxed session (Options.Sandboxed).
-	sandbox *sandbox
+	// lastKnown holds the cells each replica of a crashed broker held when
+	// it crashed, for show to draw dimmed (cmd_show.go).
+	lastKnown map[replicaKey][]cell
+	// exercise is the exercise `exercise try` set up, whose checks a bare
+	// `check` judges; nil when none.
+	exercise *tryingExercise
 }
 
 // theRegistry is the command table, linked once per process.
@@ -102,6 +135,7 @@ func NewSession(opts Options) (*Session, error) {
 		reg:    theRegistry(),
 		st:     newStyle(opts.Color && opts.Format == FormatText),
 		format: opts.Format,
+		tl:     newTimeline(),
 	}
 	cfg := engine.DefaultConfig("")
 	cfg.FS = opts.FS
@@ -214,6 +248,9 @@ func (s *Session) Close() error {
 	s.stopServing()
 	err := shut(s.cluster, s.temp)
 	s.cluster, s.temp = nil, ""
+	if berr := s.closeBranches(); berr != nil && err == nil {
+		err = berr
+	}
 	if serr := s.closeSandbox(); serr != nil && err == nil {
 		err = serr
 	}
@@ -242,15 +279,18 @@ func (s *Session) Exited() bool { return s.exited }
 func (s *Session) Registry() *Registry { return s.reg }
 
 // Exec runs one command line and writes its output to w. Blank lines and
-// comments do nothing. A failed command prints "error: CODE: message" (and a
-// usage or hint line), changes nothing, and returns the error. A command that
-// panics prints "internal error: ..." and returns an *InternalError.
+// comments do nothing (while recording, a comment is narration for the
+// lab). A line pasted with its prompt ("mk> produce ...") runs without it.
+// A failed command prints "error: CODE: message" (and a usage or hint
+// line), changes nothing, and returns the error. A command that panics
+// prints "internal error: ..." and returns an *InternalError.
 //
 // While the session serves JSON/TCP, the command runs on the server's
 // goroutine that owns the cluster (jsontcp.Server.Direct), between
 // requests, so that the single-threaded cluster never sees two callers.
 func (s *Session) Exec(w io.Writer, line string) (err error) {
 	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	line = stripPrompt(line)
 	text := strings.TrimSpace(line)
 	defer func() {
 		if v := recover(); v != nil {
@@ -265,9 +305,9 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 		return err
 	}
 	if cmd, raw, ok := s.rawCommand(line); ok {
-		s.history = append(s.history, text)
 		s.res = nil
-		return s.execute(w, text, cmd, &Args{cmd: cmd, line: line, raw: raw, flags: map[string]bool{}})
+		args := &Args{cmd: cmd, line: line, raw: raw, flags: map[string]bool{}}
+		return s.run(w, text, cmd, args)
 	}
 	words, err := Split(line)
 	if err != nil {
@@ -276,9 +316,9 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 		return err
 	}
 	if len(words) == 0 {
+		s.narrate(text)
 		return nil
 	}
-	s.history = append(s.history, text)
 	s.res = nil
 
 	cmd, rest, err := s.reg.resolve(words)
@@ -291,7 +331,39 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 		s.report(w, text, cmd, err, nil, "")
 		return err
 	}
-	return s.execute(w, text, cmd, args)
+	return s.run(w, text, cmd, args)
+}
+
+// run executes a command and notes it in the timeline (and the recording),
+// with what it printed when that is needed.
+func (s *Session) run(w io.Writer, text string, cmd *Command, args *Args) error {
+	var printed *bytes.Buffer
+	if s.tl.rec != nil && s.tl.depth == 0 {
+		printed = &bytes.Buffer{}
+		w = io.MultiWriter(w, printed)
+	}
+	s.tl.depth++
+	err := s.execute(w, text, cmd, args)
+	s.tl.depth--
+	out := ""
+	if printed != nil {
+		out = printed.String()
+	}
+	s.note(text, cmd, args, err, out)
+	return err
+}
+
+// promptPrefix matches the REPL's prompt at the start of a pasted line:
+// "mk> " or "mk[1500ms]> ".
+var promptPrefix = regexp.MustCompile(`^\s*mk(\[[0-9]+ms\])?> ?`)
+
+// stripPrompt drops a prompt pasted with a command, so that a line copied
+// from a chapter's transcript ("mk> produce orders value=a") runs.
+func stripPrompt(line string) string {
+	if loc := promptPrefix.FindStringIndex(line); loc != nil {
+		return line[loc[1]:]
+	}
+	return line
 }
 
 // rawCommand reports whether line runs a Raw command, and returns its text

@@ -137,19 +137,24 @@ func TestTerminal(t *testing.T) {
 	term.send("help exit\r")
 	term.expect("exit: leave the REPL")
 	term.expect("mk> ")
+	term.send("clock\r")
+	term.expect("clock: 0 ms")
+	term.expect("mk> ")
 
 	// Tab completes a command name: "hist<TAB>" becomes "history ".
+	// history lists what inspected or changed the cluster (not help).
 	term.send("hist\t")
 	term.expect("history ")
 	term.send("\r")
-	term.expect("   1  help exit")
+	term.expect("   1  clock\r\n")
 	term.expect("mk> ")
 
-	// The up arrow recalls the previous command (history), Enter runs it.
+	// The up arrow recalls the previous line (the editor's history),
+	// Enter runs it.
 	term.send("\x1b[A")
 	term.expect("history")
 	term.send("\r")
-	term.expect("   2  history")
+	term.expect("   1  clock\r\n")
 	term.expect("mk> ")
 
 	// Ctrl-R searches the history backwards; Enter runs the match.

@@ -1,0 +1,229 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/minikafka-lab/minikafka/engine"
+)
+
+// The timeline is the session's memory of what it ran: for each branch,
+// the commands in effect, in order. `history` prints it, the history
+// checks count in it, undo cuts it, fork copies it, and replay rebuilds a
+// world from it.
+
+// step is one command of a branch's timeline.
+type step struct {
+	line   string
+	effect Effect
+	ok     bool
+	// reset: the state after this command depends on nothing before it
+	// (a fresh cluster open, exercise try).
+	reset bool
+	// nested are the lines the command ran inside itself, that succeeded
+	// (the setup of exercise try); the history checks count them.
+	nested []string
+	// events are the cluster events the command caused, for the checks
+	// that count them (isr-shrinks, truncations, ...).
+	events []eventKey
+}
+
+// eventKey is what the history checks need of an engine event.
+type eventKey struct {
+	kind   string // the engine's kind: isr_shrank, isr_expanded, ...
+	tp     string // "events-0"
+	broker int32  // the broker it is about, or -1
+}
+
+// forkPoint marks where a branch was forked, for history.
+type forkPoint struct {
+	at   int    // steps before the fork
+	name string // the new branch
+	from string // the branch it was forked from
+}
+
+// branch is one line of the session's history: its commands, and its
+// world while it is not the current branch (nil until it is rebuilt).
+type branch struct {
+	name  string
+	steps []step
+	forks []forkPoint
+	world *world
+}
+
+// timeline is the session's branches and the bookkeeping of the command
+// running now.
+type timeline struct {
+	cur      *branch
+	branches []*branch
+	// depth counts the commands running: 1 inside a typed command, more
+	// for the commands it runs itself (exercise try's setup).
+	depth int
+	// nested and events collect what the running command did, for its step.
+	nested []string
+	events []eventKey
+	// rec is the recording in progress, nil when none (record.go).
+	rec *recording
+	// rewind rebuilds a world from a timeline (replay.go).
+	rewind rewinder
+}
+
+// newTimeline is the timeline of a new session: one branch, main.
+func newTimeline() timeline {
+	main := &branch{name: "main"}
+	return timeline{cur: main, branches: []*branch{main}, rewind: replayRewinder{}}
+}
+
+// note adds a command that ran to the current branch (and the recording):
+// a command that changes or inspects the cluster, or reaches outside it.
+// Session commands (help, history, undo, ...) are not part of the state's
+// story; failed inspections changed nothing; failed changes are kept, out
+// of sight, so that a replay repeats exactly what ran.
+func (s *Session) note(text string, cmd *Command, a *Args, err error, out string) {
+	ok := err == nil && !IsInternal(err)
+	if s.tl.depth > 0 { // inside another command: part of its step
+		if ok {
+			s.tl.nested = append(s.tl.nested, text)
+		}
+		return
+	}
+	nested, events := s.tl.nested, s.tl.events
+	s.tl.nested, s.tl.events = nil, nil
+	eff := effectOf(cmd, a)
+	switch {
+	case eff == EffectSession:
+		return
+	case !ok && (eff == EffectRead || eff == EffectOutside):
+		return
+	}
+	s.tl.cur.steps = append(s.tl.cur.steps, step{line: text, effect: eff, ok: ok, reset: ok && resets(cmd, a), nested: nested, events: events})
+	if s.tl.rec != nil {
+		s.tl.rec.add(s, eff, ok, text, out, len(s.tl.cur.steps))
+	}
+}
+
+// narrate keeps a comment typed while recording as narration.
+func (s *Session) narrate(text string) {
+	if s.tl.rec != nil && s.tl.depth == 0 && strings.HasPrefix(text, "#") {
+		s.tl.rec.narrate(text)
+	}
+}
+
+// noteEvents keeps what the history checks need of the events a command
+// caused.
+func (s *Session) noteEvents(evs []engine.Event) {
+	for _, e := range evs {
+		k := eventKey{kind: e.Kind(), broker: -1}
+		switch e := e.(type) {
+		case engine.ISRShrank:
+			k.tp, k.broker = e.TP.String(), e.Broker
+		case engine.ISRExpanded:
+			k.tp, k.broker = e.TP.String(), e.Broker
+		case engine.ReplicaTruncated:
+			k.tp, k.broker = e.TP.String(), e.Broker
+		case engine.LeaderChanged:
+			k.tp, k.broker = e.TP.String(), e.To
+		case engine.DataLost:
+			k.tp, k.broker = e.TP.String(), e.Broker
+		default:
+			continue
+		}
+		s.tl.events = append(s.tl.events, k)
+	}
+}
+
+// ran lists the commands of the current branch that ran successfully and
+// changed state or reached outside it, the lines run inside them included
+// (what `check history ran` counts).
+func (s *Session) ran() []string {
+	var out []string
+	for _, st := range s.tl.cur.steps {
+		if !st.ok || st.effect == EffectRead {
+			continue
+		}
+		out = append(out, st.line)
+		out = append(out, st.nested...)
+	}
+	return out
+}
+
+// countEvents counts the events of kind on tp (for broker b, or every
+// broker when b < 0) in the current branch.
+func (s *Session) countEvents(kind, tp string, b int32) int64 {
+	n := int64(0)
+	for _, st := range s.tl.cur.steps {
+		for _, e := range st.events {
+			if e.kind == kind && e.tp == tp && (b < 0 || e.broker == b) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// historyResult lists the session's command lines, with the points where
+// the current branch was forked.
+type historyResult struct {
+	History []string       `json:"history"`
+	Branch  string         `json:"branch"`
+	Forks   []historyFork  `json:"forks,omitempty"`
+	entries []historyEntry // for text
+}
+
+type historyFork struct {
+	After  int    `json:"after"` // commands before the fork point
+	Branch string `json:"branch"`
+	From   string `json:"from"`
+}
+
+type historyEntry struct {
+	n    int    // 0 for a fork line
+	text string // the command, or the fork's note
+}
+
+func (h historyResult) writeText(w io.Writer, _ *style) error {
+	if len(h.History) == 0 {
+		fmt.Fprintln(w, "(no commands yet)")
+	}
+	for _, e := range h.entries {
+		if e.n == 0 {
+			fmt.Fprintf(w, "      %s\n", e.text)
+			continue
+		}
+		fmt.Fprintf(w, "%4d  %s\n", e.n, e.text)
+	}
+	return nil
+}
+
+// newHistory is the current branch's successful commands that change or
+// inspect state, numbered, ready to paste into a script; a fork point is a
+// '#' comment line between them.
+func (s *Session) newHistory() historyResult {
+	b := s.tl.cur
+	h := historyResult{History: []string{}, Branch: b.name}
+	forkAt := func(n int) {
+		for _, f := range b.forks {
+			if f.at == n {
+				h.Forks = append(h.Forks, historyFork{After: h.countOK(), Branch: f.name, From: f.from})
+				h.entries = append(h.entries, historyEntry{text: fmt.Sprintf("# fork %s: branched from %s here", f.name, f.from)})
+			}
+		}
+	}
+	for i, st := range b.steps {
+		forkAt(i)
+		if !st.ok {
+			continue
+		}
+		h.History = append(h.History, st.line)
+		h.entries = append(h.entries, historyEntry{n: len(h.History), text: st.line})
+	}
+	forkAt(len(b.steps))
+	return h
+}
+
+func (h historyResult) countOK() int { return len(h.History) }
+
+func runHistory(s *Session, w io.Writer, a *Args) error {
+	return s.emit(w, s.newHistory())
+}
