@@ -74,6 +74,21 @@ func (c *Cluster) Fetch(tp TopicPartition, offset int64, maxRecords int, iso Iso
 	return out, nil
 }
 
+// FetchNext reads like Fetch, and also returns the offset a consumer
+// fetches next: past the records returned, and past the transaction
+// markers (and, read_committed, the batches of aborted transactions) the
+// read stepped over, as a consumer's position moves. A read that starts
+// on a COMMIT marker returns no record and the offset after the marker.
+func (c *Cluster) FetchNext(tp TopicPartition, offset int64, maxRecords int, iso Isolation) ([]StoredRecord, int64, error) {
+	if iso != ReadUncommitted && iso != ReadCommitted {
+		return nil, offset, kerr.Argument("unknown isolation level %d", iso)
+	}
+	if maxRecords < 0 {
+		return nil, offset, kerr.Argument("max records cannot be negative (got %d)", maxRecords)
+	}
+	return c.consumerFetch(tp, offset, maxRecords, iso)
+}
+
 // HighWatermark is the partition's visible end (the reference's
 // visible_end).
 func (c *Cluster) HighWatermark(tp TopicPartition) (int64, error) {

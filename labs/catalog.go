@@ -29,6 +29,26 @@ type Catalog struct {
 	// Problems are the files that could not be read or parsed, each as
 	// "FILE:LINE: what is wrong".
 	Problems []error
+	// Tool is how the learner runs the program, for the commands that
+	// messages suggest: "minikafka" (when empty), "go run .", or "" with
+	// InREPL, where they are typed as they are ("lab list").
+	Tool   string
+	InREPL bool
+}
+
+// Suggest is the command line a message suggests for a subcommand
+// ("lab list"): "minikafka lab list", "go run . lab list", or inside the
+// REPL "lab list".
+func (c *Catalog) Suggest(cmd string) string {
+	switch {
+	case c == nil:
+		return "minikafka " + cmd
+	case c.InREPL:
+		return cmd
+	case c.Tool == "":
+		return "minikafka " + cmd
+	}
+	return c.Tool + " " + cmd
 }
 
 // labsDir is the directory holding the chapter directories: labs/ when the
@@ -176,7 +196,11 @@ func (c *Catalog) Lab(id string) (*Lab, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return nil, fmt.Errorf("no lab %q (`minikafka lab list` shows them)", id)
+		var names []string
+		for _, l := range c.Labs {
+			names = append(names, l.ID, l.Slug, l.ID+"-"+l.Slug)
+		}
+		return nil, fmt.Errorf("no lab %q%s (`%s` shows them)", id, didYouMean(id, names), c.Suggest("lab list"))
 	default:
 		return nil, fmt.Errorf("lab %q is ambiguous: %s and %s; use the ID", id, found[0].Path, found[1].Path)
 	}
@@ -194,7 +218,11 @@ func (c *Catalog) Exercise(id string) (*Exercise, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return nil, fmt.Errorf("no exercise %q (`minikafka exercise list` shows them)", id)
+		var names []string
+		for _, e := range c.Exercises {
+			names = append(names, e.ID, e.Slug, e.ID+"-"+e.Slug)
+		}
+		return nil, fmt.Errorf("no exercise %q%s (`%s` shows them)", id, didYouMean(id, names), c.Suggest("exercise list"))
 	default:
 		return nil, fmt.Errorf("exercise %q is ambiguous: %s and %s; use the ID", id, found[0].Path, found[1].Path)
 	}
@@ -224,5 +252,9 @@ func (c *Catalog) Chapter(id string) (ChapterFile, error) {
 			return ch, nil
 		}
 	}
-	return ChapterFile{}, fmt.Errorf("no chapter %q (`minikafka read` lists them)", id)
+	var names []string
+	for _, ch := range c.Chapters {
+		names = append(names, ch.Slug, ch.Name())
+	}
+	return ChapterFile{}, fmt.Errorf("no chapter %q%s (`%s` lists them)", id, didYouMean(id, names), c.Suggest("read"))
 }

@@ -154,3 +154,33 @@ func TestCatalogWithoutLabsDir(t *testing.T) {
 		t.Errorf("cat = %+v, %v", cat, err)
 	}
 }
+
+// TestCatalogSuggests: a mistyped lab, exercise or chapter gets the
+// closest one, and the advice names the command the way the learner runs
+// the program.
+func TestCatalogSuggests(t *testing.T) {
+	cat, err := Load(os.DirFS(".."), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cat.Lab("leo-runs-ahead-of-hv"); err == nil || !strings.Contains(err.Error(), "(did you mean leo-runs-ahead-of-hw?)") {
+		t.Errorf("lab slug: %v", err)
+	}
+	if _, err := cat.Lab("05-1"); err == nil || !strings.Contains(err.Error(), "did you mean 05-01?") {
+		t.Errorf("lab id: %v", err)
+	}
+	if _, err := cat.Exercise("two-of-thre"); err == nil || !strings.Contains(err.Error(), "did you mean two-of-three?") {
+		t.Errorf("exercise: %v", err)
+	}
+	if _, err := cat.Chapter("the-lgo"); err == nil || !strings.Contains(err.Error(), "did you mean the-log?") {
+		t.Errorf("chapter: %v", err)
+	}
+	cat.Tool = "go run ."
+	if _, err := cat.Lab("nothing-like-it"); err == nil || !strings.Contains(err.Error(), "`go run . lab list` shows them") || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("go run: %v", err)
+	}
+	cat.InREPL = true
+	if _, err := cat.Exercise("nothing-like-it"); err == nil || !strings.Contains(err.Error(), "(`exercise list` shows them)") {
+		t.Errorf("in the REPL: %v", err)
+	}
+}

@@ -384,16 +384,17 @@ func runFetch(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	recs, err := s.cluster.Fetch(tp, offset, int(max), level)
+	// The next offset is where a consumer would go on: past the records,
+	// and past the transaction markers the read stepped over.
+	recs, next, err := s.cluster.FetchNext(tp, offset, int(max), level)
 	if err != nil {
 		return err
 	}
 	res := fetched{Topic: tp.Topic, Partition: tp.Partition, Isolation: iso, Records: []jsonRecord{},
-		NextOffset: offset, HW: st.HW, LSO: st.LSO, LEO: st.LEO, from: offset}
+		NextOffset: next, HW: st.HW, LSO: st.LSO, LEO: st.LEO, from: offset}
 	for _, r := range recs {
 		res.Records = append(res.Records, newJSONRecord(r.Offset, r.Record))
 		res.lines = append(res.lines, recordLine(tp.String(), r.Offset, r.Record))
-		res.NextOffset = r.Offset + 1
 	}
 	return s.emit(w, res)
 }

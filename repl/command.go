@@ -188,7 +188,7 @@ func (r *Registry) resolve(words []Word) (*Command, []Word, error) {
 		if c.Run == nil || (len(c.Positional) == 0 && strayWord) {
 			msg := "missing subcommand: one of " + strings.Join(c.subNames(), ", ")
 			if len(rest) > 0 {
-				msg = fmt.Sprintf("unknown subcommand %q: one of ", rest[0].Text) + strings.Join(c.subNames(), ", ")
+				msg = fmt.Sprintf("unknown subcommand %q: one of ", rest[0].Text) + strings.Join(c.subNames(), ", ") + didYouMean(rest[0].Text, c.subNames())
 			}
 			return nil, nil, &UsageError{Command: c.Name, Usage: subUsage(c), Msg: c.Name + ": " + msg}
 		}

@@ -395,6 +395,9 @@ func (s *Session) execute(w io.Writer, text string, cmd *Command, args *Args) er
 	after := func(err error) {
 		events = s.takeEvents()
 		hint = s.stateHint(err)
+		if h := s.nameHint(err, args); h != "" {
+			hint = h
+		}
 	}
 	var err error
 	switch {
@@ -487,7 +490,7 @@ func (s *Session) report(w io.Writer, text string, cmd *Command, err error, even
 	for i := range parts {
 		parts[i].msg = s.relativePaths(parts[i].msg)
 	}
-	if parts[0].hint == "" {
+	if parts[0].hint == "" || strings.HasPrefix(stateHint, "did you mean") {
 		parts[0].hint = stateHint
 	}
 	for i := range parts {
