@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/labs"
@@ -31,6 +33,81 @@ type Env struct {
 	// flag `minikafka --lang zh|en ...`; "" follows LC_ALL, LC_MESSAGES and
 	// LANG (see language).
 	Lang string
+	// Prog is how the learner ran the program, for the commands messages
+	// suggest: "minikafka", or "go run ." (see progName); "" is "minikafka".
+	Prog string
+}
+
+// prog is how to write a command line the learner can type: "minikafka"
+// or "go run .".
+func (env *Env) prog() string {
+	if env.Prog == "" {
+		return "minikafka"
+	}
+	return env.Prog
+}
+
+// say rewrites the command lines a text suggests ("minikafka lab list",
+// "`minikafka read N`") for the way the learner ran the program; the
+// program's name before a colon ("minikafka lab: ...") stays.
+func (env *Env) say(text string) string {
+	p := env.prog()
+	if p == "minikafka" {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		shift := 0
+		line = suggestion.ReplaceAllStringFunc(line, func(m string) string {
+			sub := suggestion.FindStringSubmatch(m)
+			if sub[3] == ":" { // an error's prefix
+				return m
+			}
+			shift += len(p) - len("minikafka")
+			return sub[1] + p + " " + sub[2]
+		})
+		lines[i] = realign(line, shift)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// realign keeps a usage line's second column in place after its command
+// grew by shift characters (or shrank, shift < 0): the first gap of two or
+// more spaces gives them back (never below two).
+func realign(line string, shift int) string {
+	if shift == 0 {
+		return line
+	}
+	i := strings.Index(strings.TrimLeft(line, " "), "  ")
+	if i < 0 {
+		return line
+	}
+	i += len(line) - len(strings.TrimLeft(line, " "))
+	j := i
+	for j < len(line) && line[j] == ' ' {
+		j++
+	}
+	if j == len(line) {
+		return line
+	}
+	gap := max(2, j-i-shift)
+	return line[:i] + strings.Repeat(" ", gap) + line[j:]
+}
+
+// suggestion matches "minikafka WORD" at the start of a command line.
+var suggestion = regexp.MustCompile("(^|[\\s`(])minikafka ([a-z-]+|\\[)(:?)")
+
+// progName is how the learner runs the program, judged from argv[0]:
+// `go run .` builds into a temporary go-build directory; otherwise the
+// name of the binary.
+func progName(argv0 string) string {
+	if strings.Contains(filepath.ToSlash(argv0), "/go-build") {
+		return "go run ."
+	}
+	if base := filepath.Base(argv0); base != "" && base != "." && base != "/" {
+		return base
+	}
+	return "minikafka"
 }
 
 // DefaultEnv is the process environment with the given embedded content.
@@ -43,6 +120,7 @@ func DefaultEnv(content fs.FS) *Env {
 		Getenv:           os.Getenv,
 		StdinIsTerminal:  isTerminal(os.Stdin),
 		StdoutIsTerminal: isTerminal(os.Stdout),
+		Prog:             progName(os.Args[0]),
 	}
 }
 
@@ -51,6 +129,9 @@ type Subcommand struct {
 	Name     string
 	Synopsis string // e.g. "dump-log FILE [--format text|json] [--records]"
 	Summary  string // one line for `minikafka help`
+	// Usage is the full usage text `minikafka help NAME` prints ("" for a
+	// command whose synopsis says it all).
+	Usage string
 	// Run executes the subcommand with the arguments after its name and
 	// returns the process exit status.
 	Run func(env *Env, args []string) int
@@ -96,24 +177,42 @@ func Main(env *Env, args []string) int {
 		if repl := find("repl"); repl != nil {
 			return repl.Run(env, nil)
 		}
-		return usage(env.Stdout, 0)
+		return usage(env, env.Stdout, 0)
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			if c := find(args[1]); c != nil {
-				fmt.Fprintf(env.Stdout, "usage: minikafka %s\n\n%s\n", c.Synopsis, c.Summary)
+				if c.Usage != "" {
+					fmt.Fprint(env.Stdout, env.say(c.Usage))
+					return 0
+				}
+				fmt.Fprintf(env.Stdout, "%s\n\n%s\n", wrap("usage: ", env.prog()+" "+c.Synopsis, 80, "         "), wrap("", c.Summary, 80, ""))
 				return 0
 			}
+			fmt.Fprintf(env.Stderr, "minikafka: no command %q%s\n\n", args[1], verbHint(args[1]))
+			return usage(env, env.Stderr, 2)
 		}
-		return usage(env.Stdout, 0)
+		return usage(env, env.Stdout, 0)
 	}
 	c := find(args[0])
 	if c == nil {
-		fmt.Fprintf(env.Stderr, "minikafka: unknown command %q\n\n", args[0])
-		return usage(env.Stderr, 2)
+		fmt.Fprintf(env.Stderr, "minikafka: unknown command %q%s\n\n", args[0], verbHint(args[0]))
+		return usage(env, env.Stderr, 2)
 	}
 	return c.Run(env, args[1:])
+}
+
+// verbHint is " (did you mean lab?)" for a mistyped subcommand.
+func verbHint(name string) string {
+	var names []string
+	for _, c := range subcommands() {
+		names = append(names, c.Name)
+	}
+	if c := labs.Closest(strings.TrimLeft(name, "-"), names); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	return ""
 }
 
 func find(name string) *Subcommand {
@@ -125,20 +224,42 @@ func find(name string) *Subcommand {
 	return nil
 }
 
-func usage(w io.Writer, status int) int {
+func usage(env *Env, w io.Writer, status int) int {
+	p := env.prog()
 	fmt.Fprintln(w, "MiniKafka Lab: learn how Kafka works by running it.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage: minikafka [--lang en|zh] COMMAND ...")
+	fmt.Fprintf(w, "usage: %s [--lang en|zh] [COMMAND [ARGS]]\n\n", p)
+	fmt.Fprintln(w, "Commands (without one, the REPL):")
 	width := 0
 	for _, c := range subcommands() {
-		width = max(width, len(c.Synopsis))
+		width = max(width, len(c.Name))
 	}
+	indent := strings.Repeat(" ", width+4)
 	for _, c := range subcommands() {
-		fmt.Fprintf(w, "  minikafka %-*s  %s\n", width, c.Synopsis, c.Summary)
+		fmt.Fprintln(w, wrap(fmt.Sprintf("  %-*s  ", width, c.Name), c.Summary, 80, indent))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run `minikafka help COMMAND` for one command. --lang chooses the language of")
-	fmt.Fprintln(w, "the chapters, labs, exercises and quizzes (default: zh when LC_ALL, LC_MESSAGES")
-	fmt.Fprintln(w, "or LANG starts with zh, else en).")
+	fmt.Fprintln(w, wrap("", fmt.Sprintf("`%s help COMMAND` shows a command's arguments. --lang chooses the language of the chapters, labs, exercises and quizzes (default: zh when LC_ALL, LC_MESSAGES or LANG starts with zh, else en).", p), 80, ""))
 	return status
+}
+
+// wrap breaks text into lines of at most width columns at spaces, the
+// first line after prefix, the others after indent.
+func wrap(prefix, text string, width int, indent string) string {
+	var b strings.Builder
+	line := prefix
+	fresh := true
+	for _, word := range strings.Fields(text) {
+		if !fresh && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line, fresh = indent, true
+		}
+		if !fresh {
+			line += " "
+		}
+		line += word
+		fresh = false
+	}
+	b.WriteString(line)
+	return b.String()
 }

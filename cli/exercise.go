@@ -12,20 +12,27 @@ var exerciseCommand = &Subcommand{
 	Name:     "exercise",
 	Synopsis: "exercise list | show ID | check ID FILE | hint ID  [--dir DIR [--trust]] [--lang en|zh]",
 	Summary:  "checked exercises: read the goal, check your attempt, get hints",
+	Usage:    exerciseUsage,
 	Run:      runExercise,
 }
 
 const exerciseUsage = `usage:
-  minikafka exercise list [--dir DIR]         your progress, chapter by chapter
-  minikafka exercise show ID [--dir DIR]      the goal and the setup
-  minikafka exercise check ID FILE [--dir DIR]
-                                              run the setup, your commands from FILE
-                                              (- for stdin), then the checks
-  minikafka exercise hint ID [--dir DIR]      the next hint
-ID is 05-01 (chapter 05, exercise 01) or the exercise's slug. Exercises from --dir
-run sandboxed (see minikafka help lab) unless --trust. Progress is kept in
-$XDG_STATE_HOME/minikafka/progress (or ~/.local/state/minikafka/progress).
---lang zh shows titles, goals and hints in Chinese (default: the locale).
+  minikafka exercise list
+      your progress, chapter by chapter
+  minikafka exercise show ID
+      the goal and the setup
+  minikafka exercise try ID
+      a REPL with the setup applied: type commands, then check
+  minikafka exercise check ID FILE [--watch]
+      run the setup, your commands from FILE (- for stdin), then the
+      checks; --watch checks again every time FILE is saved
+  minikafka exercise hint ID
+      the next hint
+Every form takes --dir DIR (exercises from DIR run sandboxed, see
+minikafka help lab, unless --trust) and --lang en|zh (titles, goals and
+hints; default: the locale). ID is 05-01 (chapter 05, exercise 01) or the
+exercise's slug. Progress is kept in $XDG_STATE_HOME/minikafka/progress
+(or ~/.local/state/minikafka/progress).
 `
 
 func runExercise(env *Env, args []string) int {
@@ -57,7 +64,7 @@ func runExercise(env *Env, args []string) int {
 		return 1
 	}
 	lang := language(env, a)
-	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: "minikafka exercise", Messages: messages(cat, lang)}
+	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: env.prog() + " exercise", Messages: messages(cat, lang)}
 	if a.dir != "" {
 		coach.Command += " --dir " + a.dir
 	}

@@ -13,26 +13,28 @@ var labCommand = &Subcommand{
 	Name:     "lab",
 	Synopsis: "lab list | run ID...|--all [--rewrite] | step ID | chapters [N...] [--rewrite]  [--dir DIR [--trust]] [--lang en|zh]",
 	Summary:  "replay the scripted labs, check them, or step through one",
+	Usage:    labUsage,
 	Run:      runLab,
 }
 
 const labUsage = `usage:
-  minikafka lab list [--dir DIR]                        the labs: ID, slug, chapter, steps, title
-  minikafka lab run ID... | --all [--rewrite] [--set key=value]... [--dir DIR]
-                                                        replay and compare; --rewrite regenerates
-                                                        the expected output in the files (needs --dir);
-                                                        --set rules=kafka replays under Kafka's rules
-                                                        (a lab that names its rules keeps them)
-  minikafka lab step ID [--set key=value]... [--dir DIR]
-                                                        step through a lab: Enter runs the next step;
-                                                        type your own commands, back, reset, quit
-  minikafka lab chapters [N...] [--rewrite] [--dir DIR] run the chapters' mk transcripts and compare;
-                                                        --rewrite regenerates their output (needs --dir)
-ID is 05-01 (chapter 05, lab 01) or the lab's slug. --dir reads labs from DIR/labs/
-(or DIR itself) instead of the built-in ones; they run sandboxed (data directories
-only in a temporary one, remote only to the session's own server) unless --trust.
---lang zh shows titles and narration in Chinese (default: the locale); lab chapters
-checks every language's chapters.
+  minikafka lab list
+      the labs: ID, slug, chapter, steps, title
+  minikafka lab run ID...|FILE.lab... | --all [--rewrite] [--set key=value]...
+      replay and compare; --rewrite regenerates the expected output in
+      the files (needs --dir); --set rules=kafka replays under Kafka's
+      rules (a lab that names its rules keeps them)
+  minikafka lab step ID [--from N] [--set key=value]...
+      step through a lab: Enter runs the next step; type commands of your
+      own, back, reset, quit; --from N starts at step N
+  minikafka lab chapters [N...] [--rewrite]
+      run the chapters' mk transcripts and compare; --rewrite regenerates
+      their output (needs --dir)
+Every form takes --dir DIR (labs from DIR/labs/ or DIR itself instead of
+the built-in ones; they run sandboxed, data directories only in a
+temporary one and remote only to the session's own server, unless
+--trust) and --lang en|zh (titles and narration; default: the locale).
+ID is 05-01 (chapter 05, lab 01) or the lab's slug.
 `
 
 func runLab(env *Env, args []string) int {
@@ -100,7 +102,7 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 		return usageError(env, "lab", labUsage, fmt.Errorf("run takes lab IDs or --all"), nil)
 	}
 	if a.rewrite && a.dir == "" {
-		fmt.Fprintln(env.Stderr, "minikafka lab: --rewrite writes the lab files, so it needs --dir DIR (the built-in labs are read-only); in a checkout: minikafka lab run --all --rewrite --dir .")
+		fmt.Fprintln(env.Stderr, env.say("minikafka lab: --rewrite writes the lab files, so it needs --dir DIR (the built-in labs are read-only); in a checkout: minikafka lab run --all --rewrite --dir ."))
 		return 2
 	}
 	cat, ok := loadCatalog(env, "lab", a.dir)
@@ -149,13 +151,13 @@ func rewriteFile(name string, src []byte) error {
 // an error.
 func usageError(env *Env, name, usage string, err error, a *materialArgs) int {
 	if err == nil && a != nil && a.help {
-		fmt.Fprint(env.Stdout, usage)
+		fmt.Fprint(env.Stdout, env.say(usage))
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "minikafka %s: %v\n", name, err)
 	}
-	fmt.Fprint(env.Stderr, usage)
+	fmt.Fprint(env.Stderr, env.say(usage))
 	return 2
 }
 
@@ -163,7 +165,7 @@ func usageError(env *Env, name, usage string, err error, a *materialArgs) int {
 // the chosen chapters, all of them by default.
 func labChapters(env *Env, a *materialArgs, ids []string) int {
 	if a.rewrite && a.dir == "" {
-		fmt.Fprintln(env.Stderr, "minikafka lab: --rewrite writes the chapter files, so it needs --dir DIR; in a checkout: minikafka lab chapters --rewrite --dir .")
+		fmt.Fprintln(env.Stderr, env.say("minikafka lab: --rewrite writes the chapter files, so it needs --dir DIR; in a checkout: minikafka lab chapters --rewrite --dir ."))
 		return 2
 	}
 	cat, ok := loadCatalog(env, "lab", a.dir)

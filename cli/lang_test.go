@@ -110,7 +110,7 @@ func TestLabAndExerciseChinese(t *testing.T) {
 
 func TestUsageMentionsLang(t *testing.T) {
 	r := run(t, &Env{}, "help")
-	if !strings.Contains(r.stdout, "usage: minikafka [--lang en|zh] COMMAND") || !strings.Contains(r.stdout, "quiz [CHAPTER]") {
+	if !strings.Contains(r.stdout, "usage: minikafka [--lang en|zh] [COMMAND") || !strings.Contains(r.stdout, "\n  quiz ") {
 		t.Errorf("%s", r.stdout)
 	}
 }

@@ -155,6 +155,7 @@ func loadCatalog(env *Env, name, dir string) (*labs.Catalog, bool) {
 		fmt.Fprintf(env.Stderr, "minikafka %s: %v\n", name, err)
 		return nil, false
 	}
+	cat.Tool = env.prog()
 	return cat, true
 }
 

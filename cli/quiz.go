@@ -14,17 +14,19 @@ var quizCommand = &Subcommand{
 	Name:     "quiz",
 	Synopsis: "quiz [CHAPTER] [--dir DIR] [--lang en|zh]",
 	Summary:  "questions that check what you understood of a chapter (without CHAPTER: your scores)",
+	Usage:    quizUsage,
 	Run:      runQuiz,
 }
 
 const quizUsage = `usage:
-  minikafka quiz [--dir DIR] [--lang en|zh]     the quizzes and how you did on each
-  minikafka quiz N [--dir DIR] [--lang en|zh]   ask chapter N's questions: type a letter or a
-                                                value, Enter skips, q quits; every answer is
-                                                checked and explained, and kept in the
-                                                progress file
-Answers are read from standard input, so they can be piped. --lang zh asks in Chinese
-(default: the locale).
+  minikafka quiz [--dir DIR] [--lang en|zh]
+      the quizzes and how you did on each
+  minikafka quiz N [--dir DIR] [--lang en|zh]
+      ask chapter N's questions: type a letter or a value, Enter skips,
+      q quits; every answer is checked and explained, and kept in the
+      progress file
+Answers are read from standard input, so they can be piped. --lang zh
+asks in Chinese (default: the locale).
 `
 
 func runQuiz(env *Env, args []string) int {
@@ -51,7 +53,7 @@ func runQuiz(env *Env, args []string) int {
 	}
 	lang := language(env, a)
 	msg := messages(cat, lang)
-	command := "minikafka quiz"
+	command := env.prog() + " quiz"
 	if a.dir != "" {
 		command += " --dir " + a.dir
 	}

@@ -17,16 +17,19 @@ var readCommand = &Subcommand{
 	Name:     "read",
 	Synopsis: "read [CHAPTER] [--dir DIR] [--lang en|zh]",
 	Summary:  "read a chapter in the terminal (without CHAPTER: list them)",
+	Usage:    readUsage,
 	Run:      runRead,
 }
 
 const readUsage = `usage:
-  minikafka read [--dir DIR] [--lang en|zh]     list the chapters
-  minikafka read N [--dir DIR] [--lang en|zh]   render chapter N (number or slug) and its
-                                                questions; on a terminal it is paged with
-                                                $PAGER (default: less -R)
---lang zh reads the Chinese edition (default: zh when LC_ALL, LC_MESSAGES or LANG
-starts with zh). Colour only on a terminal, and never when NO_COLOR is set.
+  minikafka read [--dir DIR] [--lang en|zh]
+      list the chapters
+  minikafka read N [SECTION] [--dir DIR] [--lang en|zh]
+      render chapter N (number or slug) and its questions, or one section
+      of it (its number or a word of its heading); on a terminal it is
+      paged with $PAGER (default: less -R)
+--lang zh reads the Chinese edition (default: zh when LC_ALL, LC_MESSAGES
+or LANG starts with zh). Colour only on a terminal, never with NO_COLOR.
 `
 
 func runRead(env *Env, args []string) int {
@@ -48,7 +51,7 @@ func runRead(env *Env, args []string) int {
 			fmt.Fprintln(env.Stdout, msg.T("No chapters."))
 			return 0
 		}
-		fmt.Fprintln(env.Stdout, msg.T("Chapters (read one with `minikafka read N`):"))
+		fmt.Fprintln(env.Stdout, env.say(msg.T("Chapters (read one with `minikafka read N`):")))
 		for _, ch := range cat.Chapters {
 			if tr, err := cat.ChapterIn(strconv.Itoa(ch.Number), lang); err == nil {
 				ch = tr
@@ -73,7 +76,7 @@ func runRead(env *Env, args []string) int {
 		return 1
 	}
 	if z, err := quiz.Load(cat.FS, ch); err == nil {
-		src = append(src, quiz.Markdown(z, msg, "minikafka quiz")...)
+		src = append(src, quiz.Markdown(z, msg, env.prog()+" quiz")...)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
 		return 1
@@ -103,11 +106,15 @@ func readWidth(env *Env) int {
 }
 
 // pageOut sends the page through $PAGER (run by the shell, as git does) or
-// `less -R`. It reports false when no pager could be started, so that the
-// caller prints the page itself.
+// `less -R`. It reports false when the pager could not show the page: it
+// did not start, or it failed (a $PAGER that names no program exits 127
+// without printing anything); the caller then prints the page itself, so
+// that a broken pager never leaves the learner with nothing.
 func pageOut(env *Env, page []byte) bool {
+	name := "less -R"
 	var cmd *exec.Cmd
 	if p := env.Getenv("PAGER"); p != "" {
+		name = p
 		cmd = exec.Command("sh", "-c", p)
 	} else {
 		cmd = exec.Command("less", "-R")
@@ -115,9 +122,10 @@ func pageOut(env *Env, page []byte) bool {
 	cmd.Stdin = bytes.NewReader(page)
 	cmd.Stdout = env.Stdout
 	cmd.Stderr = env.Stderr
-	if err := cmd.Start(); err != nil {
+	if err := cmd.Run(); err != nil {
+		// Quitting less early exits 0; a failure means nothing was shown.
+		fmt.Fprintf(env.Stderr, "minikafka read: the pager %q failed (%v); printing the chapter instead\n", name, err)
 		return false
 	}
-	cmd.Wait() // the learner quitting the pager early is not an error
 	return true
 }

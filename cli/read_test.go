@@ -58,3 +58,18 @@ func TestReadPager(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBrokenPager: a $PAGER that does not exist (or fails) does not
+// leave the learner with nothing: the chapter is printed, with a warning,
+// and the exit status is 0.
+func TestReadBrokenPager(t *testing.T) {
+	for _, pager := range []string{"no-such-pager-anywhere", "false"} {
+		env := &Env{StdoutIsTerminal: true, Getenv: func(k string) string {
+			return map[string]string{"PAGER": pager, "NO_COLOR": "1"}[k]
+		}}
+		r := run(t, env, "read", "basics", "--dir", content)
+		if r.status != 0 || !strings.Contains(r.stdout, "Basics of counting") || !strings.Contains(r.stderr, "failed") {
+			t.Errorf("PAGER=%s: %+v", pager, r)
+		}
+	}
+}

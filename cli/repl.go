@@ -56,7 +56,7 @@ func runRepl(env *Env, args []string) int {
 	f, err := parseReplFlags(args, env.Stderr)
 	if err != nil {
 		if err != flag.ErrHelp {
-			fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
+			fmt.Fprint(env.Stderr, env.say(fmt.Sprintf("minikafka repl: %v\n", err)))
 		}
 		return 2
 	}
