@@ -433,6 +433,7 @@ func runClusterRestart(s *Session, w io.Writer, a *Args) error {
 	}
 	s.cluster, s.cfg, s.opened = c, cfg, report
 	s.forgetClients() // they belonged to the cluster that was closed
+	s.lastKnown = nil // every broker is up again
 	return s.emit(w, newClusterOpened(s, "restart", report))
 }
 

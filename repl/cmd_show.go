@@ -13,31 +13,51 @@ import (
 
 var showCommand = &Command{
 	Name:    "show",
-	Args:    "TP [keys]",
+	Args:    "TP [keys|epochs]",
 	Summary: "the picture: every replica's log as cells, with the HW, LSO, log start and each LEO",
 	Detail: `One row per replica (b1* is the leader), one column per offset, each
-cell showing the record's value (with keys, its key). Cells framed by |
-are below the high watermark: committed, visible to consumers. Cells
-framed by : are the tail above the HW: not yet on every ISR member. Cells
-framed by ! on a diverged replica hold another batch than the leader's at
-that offset (the old leader's records after a promotion, say): they are
-not committed there, whatever the HW, and go at its next truncation.
+cell showing the record's value (with keys, its key; with epochs, the
+leader epoch of its batch, e0, e1, ...). Cells framed by | are below the
+high watermark: committed, visible to consumers. Cells framed by : are
+the tail above the HW: not yet on every ISR member. Cells framed by ! on
+a diverged replica hold another batch than the leader's at that offset
+(the old leader's records after a promotion, say): they are not
+committed there, whatever the HW, and go at its next truncation. A
+crashed broker's row keeps the cells its replica held when it crashed,
+framed by ¦ (and dimmed): watch them go when it restarts and truncates.
 Under the rows, ^HW marks where the committed prefix ends (and ^LSO,
 ^log-start when they differ). Markers: ∅ a tombstone, · an offset
-compaction removed, COMMIT/ABORT a transaction marker, ✗ a record of an
-aborted transaction, ? a record of a transaction not decided yet (it
-holds the LSO back). Each row ends with its LEO and notes (not in ISR,
-crashed, diverged). A long log is elided in the middle with …, never
-wrapped.`,
+compaction removed, COMMIT/ABORT a transaction marker (e1 C, e1 A with
+epochs), ✗ a record of an aborted transaction, ? a record of a
+transaction not decided yet (it holds the LSO back). Each row ends with
+its LEO and notes (not in ISR, crashed, diverged); notes that do not fit
+are written under the picture.
+
+The picture fits the terminal (80 columns in scripts and labs): a long
+log is elided in the middle with …, never wrapped, keeping the offsets
+around the HW, the LSO, the log start and each LEO; a long value widens
+its column while there is room, else it is cut with ~.`,
 	Chapter:    1,
 	Group:      "Views and checks",
 	Positional: []Param{{Name: "TP", Values: livePartitions}},
-	Flags:      []Param{{Name: "keys"}},
+	Flags:      []Param{{Name: "keys"}, {Name: "epochs"}},
 	Run:        runShow,
+}
+
+// width is the page pictures are drawn for: the terminal's width (while
+// not recording), else defaultWidth.
+func (s *Session) width() int {
+	if s.opts.Width == nil || s.tl.rec != nil {
+		return defaultWidth
+	}
+	return max(40, s.opts.Width())
 }
 
 func runShow(s *Session, w io.Writer, a *Args) error {
 	tp := a.TP(0)
+	if a.Flag("keys") && a.Flag("epochs") {
+		a.fail("keys and epochs exclude each other: a cell shows one of them")
+	}
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -45,35 +65,52 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
+	shows := "value"
+	switch {
+	case a.Flag("keys"):
+		shows = "key"
+	case a.Flag("epochs"):
+		shows = "epoch"
+	}
 	p := &picture{TP: tp.String(), Topic: tp.Topic, Part: tp.Partition, Leader: st.Leader, Online: st.Online,
-		Leaderless: st.Leaderless, Epoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR}
+		Leaderless: st.Leaderless, Epoch: st.LeaderEpoch, HW: st.HW, LSO: st.LSO, LogStart: st.LogStart, ISR: st.ISR,
+		Shows: shows, width: s.width()}
+	failed := s.logDirFailures()
+	// A crashed replica is drawn from what it held when it crashed, when
+	// the session saw the crash.
+	sources := map[int32]batchSource{}
 	first, end := int64(-1), st.HW
 	for _, r := range st.Replicas {
-		if !r.Up {
+		row := pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
+			Diverged: r.Diverged, Reconciling: r.Reconciling, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{},
+			Offline: failed[r.Broker]}
+		if st.FollowerHWs {
+			hw := r.HW
+			row.HW = &hw
+		}
+		switch known, ok := s.lastKnown[replicaKey{tp.String(), r.Broker}]; {
+		case r.Up:
+			sources[r.Broker] = replicaReader{s.cluster, tp, r.Broker}
+		case ok:
+			sources[r.Broker] = known
+			row.LastKnown, row.LEO, row.LogStart = true, known.leo, known.logStart
+		default:
+			p.Rows = append(p.Rows, row)
 			continue
 		}
-		if first < 0 || r.LogStart < first {
-			first = r.LogStart
+		if first < 0 || row.LogStart < first {
+			first = row.LogStart
 		}
-		end = max(end, r.LEO)
+		end = max(end, row.LEO)
+		p.Rows = append(p.Rows, row)
 	}
 	if first < 0 {
 		first = st.LogStart
 	}
 	p.First, p.End = first, end
-	failed := s.logDirFailures()
-	for _, r := range st.Replicas {
-		row := pictureRow{Broker: r.Broker, Leader: r.Broker == st.Leader, InISR: r.InISR, Up: r.Up,
-			Diverged: r.Diverged, Reconciling: r.Reconciling, LEO: r.LEO, LogStart: r.LogStart, Cells: []cell{}, Offline: failed[r.Broker]}
-		if st.FollowerHWs {
-			hw := r.HW
-			row.HW = &hw
-		}
-		p.Rows = append(p.Rows, row)
-	}
 	// The columns are chosen once, with every replica's LEO and log start
 	// among the marks, so the cells read are exactly the columns drawn.
-	p.cols = pictureColumns(first, end, append(p.marks(), st.LEO))
+	p.cols = pictureColumns(first, end, append(p.marks(), st.LEO), p.maxColumns())
 	// The leader's batches and each diverged replica's are collected by
 	// the same scan that reads their cells, to mark where they differ.
 	marking := false
@@ -83,23 +120,81 @@ func runShow(s *Session, w io.Writer, a *Args) error {
 		}
 	}
 	frames := map[int32]map[int64][]byte{}
-	for i, r := range st.Replicas {
+	for i := range p.Rows {
 		row := &p.Rows[i]
-		if r.Up {
-			var fr map[int64][]byte
-			if marking && (r.Diverged || r.Broker == st.Leader) {
-				fr = map[int64][]byte{}
-				frames[r.Broker] = fr
-			}
-			cells, err := readCells(replicaReader{s.cluster, tp, r.Broker}, p.cols, a.Flag("keys"), fr)
-			if err != nil {
-				return err
-			}
-			row.Cells = cells
+		src, ok := sources[row.Broker]
+		if !ok {
+			continue
 		}
+		var fr map[int64][]byte
+		if marking && row.Up && (row.Diverged || row.Broker == st.Leader) {
+			fr = map[int64][]byte{}
+			frames[row.Broker] = fr
+		}
+		cells, err := readCells(src, p.cols, shows == "key", fr)
+		if err != nil {
+			return err
+		}
+		row.Cells = cells
 	}
 	markDifferences(st.Leader, frames, p.Rows)
 	return s.emit(w, p)
+}
+
+// lastKnownBatches is the most of a replica's log the session keeps when
+// its broker crashes.
+const lastKnownBatches = 4096
+
+// storedLog is a replica's log as it was when its broker crashed: show
+// draws it dimmed until the broker restarts.
+type storedLog struct {
+	log           []engine.LogBatch
+	logStart, leo int64
+}
+
+// batches returns the stored batches holding offsets in [from, to) (to <
+// 0: all), at most limit of them (limit <= 0: all).
+func (l storedLog) batches(from, to int64, limit int) ([]engine.LogBatch, error) {
+	var out []engine.LogBatch
+	for _, b := range l.log {
+		if b.Meta.LastOffset() < from || (to >= 0 && b.Meta.BaseOffset >= to) {
+			continue
+		}
+		out = append(out, b)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// readLastKnown reads every replica of broker id before it crashes: the
+// log show keeps drawing afterwards. A log too long to keep whole keeps
+// its end.
+func (s *Session) readLastKnown(id int32) map[replicaKey]storedLog {
+	out := map[replicaKey]storedLog{}
+	states, err := s.cluster.PartitionStates()
+	if err != nil {
+		return out
+	}
+	for _, st := range states {
+		for _, r := range st.Replicas {
+			if r.Broker != id || !r.Up {
+				continue
+			}
+			bs, err := s.cluster.LogBatches(st.TP, id, r.LogStart, -1, 0)
+			if err != nil {
+				continue
+			}
+			logStart := r.LogStart
+			if n := len(bs); n > lastKnownBatches {
+				bs = bs[n-lastKnownBatches:]
+				logStart = bs[0].Meta.BaseOffset
+			}
+			out[replicaKey{st.TP.String(), id}] = storedLog{log: bs, logStart: logStart, leo: r.LEO}
+		}
+	}
+	return out
 }
 
 // markDifferences marks the cells of each diverged replica whose batch is
@@ -126,6 +221,11 @@ func markDifferences(leader int32, frames map[int32]map[int64][]byte, rows []pic
 	}
 }
 
+// batchSource is a replica's log, read a stretch of batches at a time.
+type batchSource interface {
+	batches(from, to int64, limit int) ([]engine.LogBatch, error)
+}
+
 // replicaReader reads one replica's log through the cluster's description
 // API.
 type replicaReader struct {
@@ -145,7 +245,7 @@ func (r replicaReader) batches(from, to int64, limit int) ([]engine.LogBatch, er
 // marked aborted (x) or still open (?) from the markers that follow them.
 // When frames is not nil, the same read maps each drawn offset the log
 // holds to the frame of the batch that holds it (markers included).
-func readCells(l replicaReader, cols []int64, keys bool, frames map[int64][]byte) ([]cell, error) {
+func readCells(l batchSource, cols []int64, keys bool, frames map[int64][]byte) ([]cell, error) {
 	var out []cell
 	var txnCells []txnCell
 	for i := 0; i < len(cols); {
@@ -174,7 +274,7 @@ func readCells(l replicaReader, cols []int64, keys bool, frames map[int64][]byte
 					kind = cellAbort
 				}
 				if rb.Meta.BaseOffset >= from {
-					out = append(out, cell{Offset: rb.Meta.BaseOffset, Kind: kind})
+					out = append(out, cell{Offset: rb.Meta.BaseOffset, Kind: kind, Epoch: rb.Meta.LeaderEpoch})
 				}
 				continue
 			}
@@ -186,7 +286,7 @@ func readCells(l replicaReader, cols []int64, keys bool, frames map[int64][]byte
 				if rec.Offset < from || rec.Offset >= to {
 					continue
 				}
-				c := cell{Offset: rec.Offset, Kind: cellData, Text: preview(rec.Value)}
+				c := cell{Offset: rec.Offset, Kind: cellData, Text: preview(rec.Value), Epoch: rb.Meta.LeaderEpoch}
 				if keys {
 					c.Text = preview(rec.Key)
 				}
@@ -222,7 +322,7 @@ const markerPage = 256
 // the marker that ends each one's transaction: ABORT marks it aborted, no
 // marker yet marks it open; COMMIT leaves it a plain record. It reads a
 // page of batches at a time and stops once every record is resolved.
-func resolveTxnCells(l replicaReader, cells []cell, pending []txnCell) error {
+func resolveTxnCells(l batchSource, cells []cell, pending []txnCell) error {
 	if len(pending) == 0 {
 		return nil
 	}

@@ -362,7 +362,17 @@ func runBrokerCrash(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	return s.cluster.CrashBroker(id, a.Flag("keep-unflushed"))
+	known := s.readLastKnown(id)
+	if err := s.cluster.CrashBroker(id, a.Flag("keep-unflushed")); err != nil {
+		return err
+	}
+	if s.lastKnown == nil {
+		s.lastKnown = map[replicaKey]storedLog{}
+	}
+	for k, l := range known {
+		s.lastKnown[k] = l
+	}
+	return nil
 }
 
 // brokerRestarted is the result of broker restart: what recovery did to
@@ -387,6 +397,11 @@ func runBrokerRestart(s *Session, w io.Writer, a *Args) error {
 	rep, err := s.cluster.RestartBroker(id)
 	if err != nil {
 		return err
+	}
+	for k := range s.lastKnown {
+		if k.broker == id {
+			delete(s.lastKnown, k)
+		}
 	}
 	var report engine.OpenReport
 	for _, r := range rep.Replicas {

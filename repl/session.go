@@ -110,7 +110,7 @@ type world struct {
 	backlogDropped int
 	// lastKnown holds the cells each replica of a crashed broker held when
 	// it crashed, for show to draw dimmed (cmd_show.go).
-	lastKnown map[replicaKey][]cell
+	lastKnown map[replicaKey]storedLog
 	// exercise is the exercise `exercise try` set up, whose checks a bare
 	// `check` judges; nil when none.
 	exercise *tryingExercise
@@ -213,6 +213,7 @@ func openCluster(cfg engine.Config, dir string, nowMs int64) (openedCluster, err
 func (s *Session) adopt(o openedCluster) {
 	s.cluster, s.cfg, s.clock, s.temp, s.opened = o.cluster, o.cfg, o.clock, o.temp, o.report
 	s.forgetClients()
+	s.lastKnown = nil
 }
 
 // forgetClients drops the named producers and consumers: they belonged to

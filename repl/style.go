@@ -51,7 +51,7 @@ func UseColor(mode ColorMode, stdoutIsTerminal bool, getenv func(string) string)
 type style struct {
 	on bool
 
-	errLabel, hint, event, committed, tail, marker, leader, heading *color.Color
+	errLabel, hint, event, committed, tail, marker, leader, heading, dim *color.Color
 }
 
 func newStyle(on bool) *style {
@@ -65,8 +65,9 @@ func newStyle(on bool) *style {
 		marker:    color.New(color.FgMagenta, color.Bold),
 		leader:    color.New(color.Bold),
 		heading:   color.New(color.Bold),
+		dim:       color.New(color.Faint),
 	}
-	for _, c := range []*color.Color{st.errLabel, st.hint, st.event, st.committed, st.tail, st.marker, st.leader, st.heading} {
+	for _, c := range []*color.Color{st.errLabel, st.hint, st.event, st.committed, st.tail, st.marker, st.leader, st.heading, st.dim} {
 		if on {
 			c.EnableColor()
 		} else {

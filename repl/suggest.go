@@ -25,6 +25,9 @@ func (s *Session) nameHint(err error, a *Args) string {
 		known[t] = true
 	}
 	parts := livePartitions(s)
+	for _, p := range parts {
+		known[p] = true
+	}
 	for _, w := range a.words {
 		text := w.Text
 		if w.IsPair {
