@@ -25,6 +25,8 @@ func (s *Session) evalCheck(a *Args, sp *checkSpec) (quantity, error) {
 		return s.groupQuantity(sp)
 	case "consumer":
 		return s.consumerQuantity(sp)
+	case "history":
+		return intQ(int64(s.countRan(sp.pattern))), nil
 	case "txn":
 		d, err := s.cluster.DescribeTransaction(sp.name)
 		if err != nil {
@@ -65,6 +67,14 @@ func (s *Session) partitionQuantity(a *Args, sp *checkSpec) (quantity, error) {
 		return boolQ(len(st.ISR) < s.cluster.Config().MinInsyncReplicas), nil
 	case "pending-acks":
 		return intQ(int64(len(st.PendingAcks))), nil
+	case "isr-shrinks":
+		return intQ(s.countEvents("isr_shrank", sp.tp.String(), sp.broker)), nil
+	case "isr-expansions":
+		return intQ(s.countEvents("isr_expanded", sp.tp.String(), sp.broker)), nil
+	case "truncations":
+		return intQ(s.countEvents("replica_truncated", sp.tp.String(), sp.broker)), nil
+	case "leader-changes":
+		return intQ(s.countEvents("leader_changed", sp.tp.String(), -1)), nil
 	case "leo", "log-start":
 		if sp.broker < 0 {
 			if sp.q.name == "leo" {

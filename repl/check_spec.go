@@ -63,7 +63,7 @@ var txnStates = func() []string {
 }()
 
 // checkFamilies lists the subjects in the order help shows them.
-var checkFamilies = []string{"partition", "topic", "clock", "broker", "producer", "group", "consumer", "txn"}
+var checkFamilies = []string{"partition", "topic", "clock", "broker", "producer", "group", "consumer", "txn", "history"}
 
 // quantityDefs is every check quantity, in help order within each family.
 var quantityDefs = []quantityDef{
@@ -89,6 +89,10 @@ var quantityDefs = []quantityDef{
 	{family: "partition", name: "segments", typ: tIntList, at: true, form: "segments[@B]", doc: "the base offsets of the segment files: [0 2 4]"},
 	{family: "partition", name: "index", typ: tIntList, at: true, form: "index[@B]", doc: "the offsets with a sparse-index entry, every segment: [0 2 4]"},
 	{family: "partition", name: "batches", typ: tInt, at: true, form: "batches[@B]", doc: "the batches in the log, transaction markers included"},
+	{family: "partition", name: "isr-shrinks", typ: tInt, at: true, form: "isr-shrinks[@B]", doc: "how many times a replica left the ISR in this session (isr-shrinks@2: broker 2 only)"},
+	{family: "partition", name: "isr-expansions", typ: tInt, at: true, form: "isr-expansions[@B]", doc: "how many times a replica joined the ISR in this session"},
+	{family: "partition", name: "truncations", typ: tInt, at: true, form: "truncations[@B]", doc: "how many times a replica's log was truncated (diverged, promoted, reset) in this session"},
+	{family: "partition", name: "leader-changes", typ: tInt, doc: "how many times the leader changed in this session (each one a new epoch)"},
 
 	{family: "topic", name: "partition-of", typ: tInt, keys: []string{"key"}, form: "partition-of key=K", doc: "the partition the partitioner picks for key K"},
 	{family: "topic", name: "partitions", typ: tInt, doc: "the partition count"},
@@ -119,6 +123,9 @@ var quantityDefs = []quantityDef{
 	{family: "consumer", name: "closed", typ: tBool, doc: "true once it is closed"},
 
 	{family: "txn", name: "state", typ: tWord, choices: txnStates, doc: "the transaction's state: " + strings.Join(txnStates, ", ")},
+
+	{family: "history", name: "ran", typ: tInt, form: "ran COMMAND [WORD|key=|key=V|!key=V]...",
+		doc: "how many commands that changed the cluster ran successfully in this session (an exercise's setup included) and match: the command's first words, then keys it must have (key=, or key=V with that value), keys it must not have (!key=V, !key=), words it must hold; quote a pattern with = in it: \"produce partition=\""},
 }
 
 // familyUsage is how a check of each subject reads, for errors.
@@ -131,6 +138,7 @@ var familyUsage = map[string]string{
 	"group":     "check group workers committed orders-0 == 3",
 	"consumer":  "check consumer c1 position orders-0 == 3",
 	"txn":       "check txn t1 state == complete_commit",
+	"history":   "check history ran broker crash == 0",
 }
 
 func lookupQuantity(family, name string) *quantityDef {
@@ -173,6 +181,7 @@ type checkSpec struct {
 	op       string
 	expected string // the text after the operator, as typed
 	want     expectation
+	pattern  []Word // history ran: the command pattern
 }
 
 // parseCheck reads a check expression from the command's words. It needs
@@ -232,6 +241,8 @@ func (sp *checkSpec) readSubject(a *Args, subject []string) error {
 		return nil
 	case first == "broker" || first == "producer" || first == "group" || first == "consumer" || first == "txn":
 		return sp.readNamed(a, first, subject[1:])
+	case first == "history":
+		return sp.readHistory(a, subject[1:])
 	case len(subject) == 2 && lookupQuantity("topic", subject[1]) != nil:
 		sp.name, sp.q = first, lookupQuantity("topic", subject[1])
 		return nil
@@ -300,6 +311,35 @@ func (sp *checkSpec) readNamed(a *Args, family string, rest []string) error {
 		sp.tp = tp
 	}
 	return nil
+}
+
+// readHistory reads "ran COMMAND [WORD|key=|key=V|!key=V]...": the pattern
+// of the commands to count. The words may be quoted together.
+func (sp *checkSpec) readHistory(a *Args, rest []string) error {
+	if len(rest) < 2 || rest[0] != "ran" {
+		return a.usage("a history check reads: %s (quote a pattern with keys: \"produce partition=\")", familyUsage["history"])
+	}
+	sp.q = lookupQuantity("history", "ran")
+	words, err := Split(strings.Join(rest[1:], " "))
+	if err != nil || len(words) == 0 {
+		return a.usage("history ran: a command to count, such as broker crash")
+	}
+	if words[0].IsPair || words[0].Quoted || !isVerb(words[0].Text) {
+		return a.usage("history ran: %q is not a command", words[0].Text)
+	}
+	sp.pattern = words
+	return nil
+}
+
+// isVerb reports whether name is a command (from the effects table: the
+// command table cannot be read while it is being built).
+func isVerb(name string) bool {
+	for full := range commandEffects {
+		if v, _, _ := strings.Cut(full, " "); v == name {
+			return true
+		}
+	}
+	return false
 }
 
 // readKeys reads key=, isolation= and offset=, each only where its

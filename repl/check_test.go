@@ -144,6 +144,7 @@ func FuzzCheckExpression(f *testing.F) {
 		`events-0 values == [a "two words" null "" hex:00ff]`, "events-0 value@2 offset=1 == null",
 		"group g members == [m1,m2]", "consumer c assignment == 2", "clock >= 5", "events-0 isr == [1 2]",
 		`events-0 key offset=0 == b64:AP8=`, "orders partition-of key=alice == 1", `x-0 values == ["open]`,
+		`history ran "produce partition= !acks=all" == 0`, "history ran broker crash >= 1", "events-0 isr-shrinks@2 == 0",
 	} {
 		f.Add(seed, []byte("v"))
 	}

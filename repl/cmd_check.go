@@ -32,6 +32,7 @@ var familyHeadings = map[string]string{
 	"group":     "A group (check group G QUANTITY [TP] OP VALUE):",
 	"consumer":  "A consumer (check consumer C QUANTITY [TP] OP VALUE):",
 	"txn":       "A transaction (check txn ID state OP STATE):",
+	"history":   "The session's history, where an exercise forbids a shortcut (check history ran COMMAND... OP N):",
 }
 
 // checkDetail is help check, generated from the quantity table.
@@ -73,7 +74,10 @@ Examples:
   check producer pay acked == 3
   check group workers owner orders-1 == member-2
   check consumer c1 assignment == [orders-0 orders-2]
-  check txn t1 state == complete_commit`)
+  check txn t1 state == complete_commit
+  check events-0 isr-shrinks@2 == 0
+  check history ran broker crash == 0
+  check history ran "produce partition=" == 0`)
 	return b.String()
 }
 

@@ -227,3 +227,62 @@ func (h historyResult) countOK() int { return len(h.History) }
 func runHistory(s *Session, w io.Writer, a *Args) error {
 	return s.emit(w, s.newHistory())
 }
+
+// countRan counts the commands of ran() that match pattern: the pattern's
+// leading words are the command line's leading words; after them, key= needs
+// the key, key=V the key with that value, !key=V and !key= forbid them, and
+// a word must be one of the line's words.
+func (s *Session) countRan(pattern []Word) int {
+	n := 0
+	for _, line := range s.ran() {
+		if matchesPattern(pattern, line) {
+			n++
+		}
+	}
+	return n
+}
+
+func matchesPattern(pattern []Word, line string) bool {
+	words, err := Split(line)
+	if err != nil {
+		return false
+	}
+	i := 0
+	for ; i < len(pattern) && !pattern[i].IsPair && !strings.HasPrefix(pattern[i].Text, "!"); i++ {
+		if i >= len(words) || words[i].IsPair || words[i].Text != pattern[i].Text {
+			return false
+		}
+	}
+	pair := func(key string) (Word, bool) {
+		for _, w := range words {
+			if w.IsPair && w.Key == key {
+				return w, true
+			}
+		}
+		return Word{}, false
+	}
+	for _, p := range pattern[i:] {
+		switch {
+		case strings.HasPrefix(p.Text, "!"):
+			key, value, hasValue := strings.Cut(strings.TrimPrefix(p.Text, "!"), "=")
+			w, ok := pair(key)
+			if ok && (!hasValue || value == "" || w.Value == value) {
+				return false
+			}
+		case p.IsPair:
+			w, ok := pair(p.Key)
+			if !ok || (p.Value != "" && w.Value != p.Value) {
+				return false
+			}
+		default:
+			found := false
+			for _, w := range words[min(i, len(words)):] {
+				found = found || (!w.IsPair && w.Text == p.Text)
+			}
+			if !found {
+				return false
+			}
+		}
+	}
+	return true
+}
