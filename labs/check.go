@@ -26,6 +26,20 @@ type CheckReport struct {
 	Checks   []CheckResult
 }
 
+// checkIndex is the index in the exercise's Checks of r.Checks[i] (the
+// same: every check runs), or -1.
+func (r *CheckReport) checkIndex(i int) int {
+	if i < 0 || i >= len(r.Checks) {
+		return -1
+	}
+	for j, c := range r.Exercise.Checks {
+		if c == r.Checks[i].Check {
+			return j
+		}
+	}
+	return i
+}
+
 // Passed reports whether every check passed.
 func (r *CheckReport) Passed() bool { return r.Failed() == 0 }
 

@@ -14,11 +14,19 @@ type Coach struct {
 	Out      io.Writer
 	Progress *Progress
 	// Command is how the learner runs the exercise subcommand, used in the
-	// advice printed; "minikafka exercise" when empty.
+	// advice printed; "minikafka exercise" when empty ("exercise" inside
+	// the REPL).
 	Command string
 	// Messages translate the checker's own texts (nil: English); give it
 	// the exercise in the same language with Exercise.In.
 	Messages *Messages
+	// Course, when set, is the catalog whose next step a solved exercise
+	// names ("Next: ..."), with titles in Lang.
+	Course *Catalog
+	Lang   Language
+	// Watch: the attempt is checked again whenever its file is saved, so
+	// the advice after a failure says so.
+	Watch bool
 }
 
 func (c *Coach) command() string {
@@ -32,10 +40,14 @@ func (c *Coach) command() string {
 // standard input (positions read "stdin:LINE").
 const StdinName = "stdin"
 
+// LiveName is the attempt name for judging the live state of an `exercise
+// try` session: there is no file to edit, the learner types on.
+const LiveName = ""
+
 // Check judges the attempt in attemptName (its text is attempt) and prints
 // the verdict: the learner's failed commands, ✓/✗ per check with the
-// check's output under a failed one, and on failure the next hint. It
-// records the outcome (and the hint shown) in the progress file. err is
+// check's output under a failed one, and on failure the hint of the first
+// failing check. It records the outcome in the progress file. err is
 // non-nil when the attempt could not be judged (for example an unknown
 // command in it, reported as FILE:LINE) or the progress file could not be
 // written.
@@ -50,6 +62,14 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 		c.Progress.Set(entry)
 		return false, joinSave(err, c.Progress.Save())
 	}
+	return c.Verdict(e, r, attemptName)
+}
+
+// Verdict prints the verdict of a judged attempt (see Check) and records
+// it; attemptName is the attempt's file, StdinName, or LiveName for the
+// live state of an `exercise try` session.
+func (c *Coach) Verdict(e *Exercise, r *CheckReport, attemptName string) (bool, error) {
+	entry := c.Progress.Entry(e)
 	if failed := r.FailedSteps(); len(failed) > 0 {
 		fmt.Fprintln(c.Out, "\n"+c.Messages.T("Some of your commands failed (the checks judge the state they left):"))
 		for _, s := range failed {
@@ -58,10 +78,14 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 		}
 	}
 	fmt.Fprintln(c.Out)
-	for _, ch := range r.Checks {
+	firstFailed := -1
+	for i, ch := range r.Checks {
 		if ch.Passed {
 			fmt.Fprintf(c.Out, "  ✓ %s\n", ch.Check.Text)
 			continue
+		}
+		if firstFailed < 0 {
+			firstFailed = i
 		}
 		fmt.Fprintf(c.Out, "  ✗ %s\n", ch.Check.Text)
 		writeIndented(c.Out, "      ", normalizeOutput(ch.Output))
@@ -75,20 +99,34 @@ func (c *Coach) Check(e *Exercise, attemptName string, attempt []byte, newExec N
 			fmt.Fprintln(c.Out, "\n"+c.Messages.Sprintf("The reference solution (%s), to compare:", e.SolutionPath))
 			writeIndented(c.Out, "  ", normalizeOutput(string(e.Solution)))
 		}
+		if c.Course != nil {
+			fmt.Fprintln(c.Out, "\n"+c.Course.NextLine(c.Progress, c.Lang, c.Messages))
+		}
 		return true, c.Progress.Save()
 	}
 	if entry.Status != StatusSolved {
 		entry.Status = StatusAttempted
 	}
 	fmt.Fprintln(c.Out, c.Messages.Sprintf("✗ %d of %d checks failed.", r.Failed(), len(r.Checks)))
-	if n, hint, ok := nextHint(e, &entry); ok {
+	if hint := e.HintFor(r.checkIndex(firstFailed)); hint != "" {
+		fmt.Fprint(c.Out, c.Messages.Sprintf("Hint for `%s`:", r.Checks[firstFailed].Check.Text)+" ")
+		writeHint(c.Out, hint)
+		if len(e.Hints) > 0 {
+			fmt.Fprintln(c.Out, c.Messages.Sprintf("Stuck? `%s hint %s` gives the exercise's hints, one at a time (%d).", c.command(), exerciseRef(e), len(e.Hints)))
+		}
+	} else if n, hint, ok := nextHint(e, &entry); ok {
 		fmt.Fprint(c.Out, c.Messages.Sprintf("Hint %d/%d:", n, len(e.Hints))+" ")
 		writeHint(c.Out, hint)
 	}
 	c.Progress.Set(entry)
-	if attemptName == StdinName {
+	switch {
+	case attemptName == LiveName:
+		fmt.Fprintln(c.Out, c.Messages.T("Type more commands (undo takes one back) and check again."))
+	case attemptName == StdinName:
 		fmt.Fprintln(c.Out, c.Messages.T("Change your commands and check again."))
-	} else {
+	case c.Watch:
+		fmt.Fprintln(c.Out, c.Messages.Sprintf("Edit %s: it is checked again every time you save it (Ctrl-C stops).", attemptName))
+	default:
 		fmt.Fprintln(c.Out, c.Messages.Sprintf("Edit %s and run `%s check %s %s` again.", attemptName, c.command(), exerciseRef(e), attemptName))
 	}
 	return false, c.Progress.Save()

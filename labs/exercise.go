@@ -20,6 +20,13 @@ type Exercise struct {
 	Hints       []string // in the order they are given
 	Setup       []Command
 	Checks      []Command // each a `check ...` command
+	// CheckHints are the hints written among the checks ("# hint: ..."
+	// above them), in order; a hint belongs to the checks below it, up to
+	// the next hint. When checks fail, the learner gets the hint of the
+	// first failing one.
+	CheckHints []string
+	// hintOf is, for each check, the index of its hint in CheckHints, or -1.
+	hintOf []int
 	// Texts are the exercise's translations, by language (see In); Lang is
 	// the language of Title, Goal and Hints ("" for English).
 	Texts map[Language]*ExerciseText
@@ -69,6 +76,24 @@ func ParseExercise(name string, src []byte) (*Exercise, error) {
 			continue
 		}
 		if isComment(line) {
+			if section == "checks" {
+				// "# hint: ..." among the checks is the hint for the checks
+				// below it; indented '#' lines continue it.
+				if text := strings.TrimPrefix(line, "#"); last != nil && (strings.HasPrefix(text, "  ") || strings.HasPrefix(text, "\t")) {
+					*last += "\n" + strings.TrimSpace(text)
+					continue
+				}
+				if key, value, ok := parseHeaderLine(line); ok && key == "hint" {
+					if value == "" {
+						return nil, errorAt(name, n, "empty hint")
+					}
+					e.CheckHints = append(e.CheckHints, value)
+					last = &e.CheckHints[len(e.CheckHints)-1]
+					continue
+				}
+				last = nil
+				continue // an author's comment among the checks
+			}
 			if section != "" {
 				continue // a comment among the commands
 			}
@@ -119,6 +144,7 @@ func ParseExercise(name string, src []byte) (*Exercise, error) {
 				return nil, errorAt(name, n, "%q is not a check: every line under checks: is a `check ...` command", cmd.Text)
 			}
 			e.Checks = append(e.Checks, cmd)
+			e.hintOf = append(e.hintOf, len(e.CheckHints)-1)
 		default:
 			return nil, errorAt(name, n, "command %q before setup: or checks:", cmd.Text)
 		}
@@ -138,6 +164,14 @@ func ParseExercise(name string, src []byte) (*Exercise, error) {
 		return nil, errorAt(name, seen["chapter"], "the header says chapter %d but the file is in chapter directory %02d", e.Chapter, chapterDir)
 	}
 	return e, nil
+}
+
+// HintFor is the hint written for Checks[i] ("" when none).
+func (e *Exercise) HintFor(i int) string {
+	if i < 0 || i >= len(e.hintOf) || e.hintOf[i] < 0 || e.hintOf[i] >= len(e.CheckHints) {
+		return ""
+	}
+	return e.CheckHints[e.hintOf[i]]
 }
 
 func (e *Exercise) setHeader(seen map[string]int, key, value string, line int) error {

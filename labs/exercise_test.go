@@ -286,3 +286,103 @@ func TestExerciseContinuationWithColon(t *testing.T) {
 		t.Fatalf("goal %q hints %q", e.Goal, e.Hints)
 	}
 }
+
+// TestCoachHintsByCheck: with hints written among the checks, a failed
+// attempt gets the hint of the first check that failed, whatever was
+// shown before, and a solved one names what comes next.
+func TestCoachHintsByCheck(t *testing.T) {
+	src := "# title: T\n# chapter: 1\n# goal: x 2, y 1\n# hint: general one\n# hint: general two\n\nsetup:\nset x 1\n\nchecks:\n" +
+		"# hint: x must be two:\n#   incr it.\ncheck x == 2\n# A comment of the author's.\n# hint: y must be one.\ncheck y == 1\ncheck n == 0\n"
+	e, err := ParseExercise("labs/01-basics/02-hinted.exercise", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.CheckHints) != 2 || e.HintFor(0) != "x must be two:\nincr it." || e.HintFor(1) != "y must be one." || e.HintFor(2) != "y must be one." || e.HintFor(3) != "" {
+		t.Fatalf("check hints %q", e.CheckHints)
+	}
+	c, out, _ := newCoach(t)
+	f := &fakeFactory{}
+	// Only y fails: its hint, not the first one.
+	if _, err := c.Check(e, "a.mk", []byte("incr x\n"), f.new); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "Hint for `check y == 1`: y must be one.") || strings.Contains(got, "x must be two") || strings.Contains(got, "general") {
+		t.Errorf("y fails:\n%s", got)
+	}
+	out.Reset()
+	// Both fail: the first failing check's hint.
+	if _, err := c.Check(e, "a.mk", nil, f.new); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "Hint for `check x == 2`: x must be two:\n  incr it.\n") || !strings.Contains(got, "`minikafka exercise hint 01-02` gives the exercise's hints, one at a time (2)") {
+		t.Errorf("both fail:\n%s", got)
+	}
+	// A translation carries the check hints, in order.
+	tr, err := ParseExerciseText("x.exercise.zh", Chinese, []byte("# title: 题\n# goal: 目标\n# hint: 一\n# hint: 二\n# check-hint: x 要是二。\n# check-hint: y 要是一。\n"))
+	if err != nil || e.CheckText(tr) != nil {
+		t.Fatalf("%v %v", err, e.CheckText(tr))
+	}
+	e.Texts = map[Language]*ExerciseText{Chinese: tr}
+	if zh, err := e.In(Chinese); err != nil || zh.HintFor(2) != "y 要是一。" {
+		t.Errorf("translated hint: %v %q", err, zh.HintFor(2))
+	}
+	short, _ := ParseExerciseText("x.exercise.zh", Chinese, []byte("# title: 题\n# goal: 目标\n# hint: 一\n# hint: 二\n# check-hint: x\n"))
+	if err := e.CheckText(short); err == nil || !strings.Contains(err.Error(), "1 check-hints, but") {
+		t.Errorf("a missing check-hint: %v", err)
+	}
+}
+
+// TestCourseAndProgress: the course runs chapter by chapter (read, labs,
+// exercises, quiz); the progress file keeps chapters read and labs
+// completed; the next step follows the last thing done.
+func TestCourseAndProgress(t *testing.T) {
+	cat := content(t)
+	var kinds []string
+	for _, it := range cat.Course(English) {
+		kinds = append(kinds, it.Command())
+	}
+	want := []string{"read 1", "lab step 01-01", "lab step 01-02", "exercise try 01-01", "quiz 1", "read 2", "lab step 02-01"}
+	if strings.Join(kinds, ",") != strings.Join(want, ",") {
+		t.Fatalf("course %q, want %q", kinds, want)
+	}
+	_, _, path := newCoach(t)
+	p, _ := LoadProgress(path)
+	if line := cat.NextLine(p, English, nil); line != "Next: `minikafka read 1` (Basics of counting)" {
+		t.Errorf("first: %q", line)
+	}
+	l, _ := cat.Lab("01-02")
+	p.MarkRead(1)
+	p.MarkLab(l.ID, l.Slug)
+	// 01-01 was skipped: next is what follows the last thing done.
+	if it, ok := cat.Next(p, English); !ok || it.Command() != "exercise try 01-01" {
+		t.Errorf("next after 01-02: %+v", it)
+	}
+	if err := p.Save(); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadProgress(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Read(1) || back.Read(2) || !back.LabDone(l) {
+		t.Errorf("read back:\n%s", back.Bytes())
+	}
+	if got := string(back.Bytes()); !strings.Contains(got, "read 01\nlab 01-02 escapes done\n") {
+		t.Errorf("file:\n%s", got)
+	}
+	var out strings.Builder
+	cat.InREPL = true
+	cat.WriteProgress(&out, back, English, nil)
+	if got := out.String(); !strings.Contains(got, "Chapters read 1/2, labs completed 1/3, exercises solved 0/1, quizzes taken 0/1.") ||
+		!strings.Contains(got, "Next: `exercise try 01-01` (Make x two)") {
+		t.Errorf("progress:\n%s", got)
+	}
+	for _, bad := range []string{"read x\n", "read 01 02\n", "lab 01-01 x\n", "lab 01-01 x done extra\n"} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadProgress(path); err == nil {
+			t.Errorf("%q read without an error", bad)
+		}
+	}
+}

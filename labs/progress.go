@@ -58,6 +58,10 @@ type Progress struct {
 	Path    string
 	entries []ProgressEntry
 	quiz    []QuizEntry
+	// read are the chapters read (read N, to the end); labs the labs
+	// stepped through to their last step, by ID.
+	read map[int]bool
+	labs map[string]string // ID -> slug
 }
 
 // ProgressPath is where the progress file lives:
@@ -101,12 +105,26 @@ func (p *Progress) parse(data []byte) error {
 		bad := func(why string) error {
 			return errorAt(p.Path, n, "%s in the progress file (fix the line or delete the file to start over)", why)
 		}
-		if f[0] == "quiz" {
+		switch f[0] {
+		case "quiz":
 			e, err := parseQuizLine(f)
 			if err != nil {
 				return bad(err.Error())
 			}
 			p.SetQuiz(e)
+			continue
+		case "read":
+			ch, err := strconv.Atoi(f[len(f)-1])
+			if len(f) != 2 || err != nil || ch < 1 || ch > 99 {
+				return bad("expected \"read CHAPTER\"")
+			}
+			p.MarkRead(ch)
+			continue
+		case "lab":
+			if len(f) != 4 || f[3] != "done" {
+				return bad("expected \"lab ID SLUG done\"")
+			}
+			p.MarkLab(f[1], f[2])
 			continue
 		}
 		if len(f) != 4 {
@@ -216,6 +234,38 @@ func (p *Progress) QuizEntries() []QuizEntry { return slices.Clone(p.quiz) }
 // Entries are all entries, sorted by ID and slug.
 func (p *Progress) Entries() []ProgressEntry { return slices.Clone(p.entries) }
 
+// MarkRead records that chapter n was read.
+func (p *Progress) MarkRead(n int) {
+	if p.read == nil {
+		p.read = map[int]bool{}
+	}
+	p.read[n] = true
+}
+
+// Read reports whether chapter n was read.
+func (p *Progress) Read(n int) bool { return p.read[n] }
+
+// MarkLab records that the lab was stepped through to its end.
+func (p *Progress) MarkLab(id, slug string) {
+	if p.labs == nil {
+		p.labs = map[string]string{}
+	}
+	p.labs[id] = slug
+}
+
+// LabDone reports whether the lab was stepped through to its end.
+func (p *Progress) LabDone(l *Lab) bool {
+	slug, ok := p.labs[labID(l)]
+	return ok && slug == l.Slug
+}
+
+func labID(l *Lab) string {
+	if l.ID == "" {
+		return "-"
+	}
+	return l.ID
+}
+
 // Bytes is the file's text.
 func (p *Progress) Bytes() []byte {
 	var b bytes.Buffer
@@ -226,6 +276,15 @@ func (p *Progress) Bytes() []byte {
 			status = StatusNew
 		}
 		fmt.Fprintf(&b, "%s %s %s hints=%d\n", e.ID, e.Slug, status, e.HintsShown)
+	}
+	if len(p.read) > 0 || len(p.labs) > 0 {
+		b.WriteString("# chapters read (read CHAPTER) and labs stepped through (lab ID SLUG done)\n")
+	}
+	for _, n := range sortedInts(p.read) {
+		fmt.Fprintf(&b, "read %02d\n", n)
+	}
+	for _, id := range sortedKeys(p.labs) {
+		fmt.Fprintf(&b, "lab %s %s done\n", id, p.labs[id])
 	}
 	if len(p.quiz) > 0 {
 		b.WriteString("# quiz answers: quiz CHAPTER QUESTION STATUS tries=N\n")
@@ -256,4 +315,22 @@ func (p *Progress) Save() error {
 		return err
 	}
 	return nil
+}
+
+func sortedInts(m map[int]bool) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -2,6 +2,7 @@ package labs
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,6 +16,39 @@ type StepOptions struct {
 	// Messages translate step mode's own texts (nil: English); pass the
 	// catalog's messages for the lab's language (Lab.In gives its text).
 	Messages *Messages
+	// Input reads the learner's lines with a line editor (history,
+	// completion, Ctrl-R): it prints the prompt itself, returns an error
+	// matching ErrInterrupt for Ctrl-C (the line is dropped) and io.EOF for
+	// Ctrl-D (step mode ends). Nil reads lines from Step's reader.
+	Input LineReader
+	// From is the step to start at (1-based; 0 or 1: the first): the steps
+	// before it are replayed silently first.
+	From int
+	// Attach is told every executor step mode opens (at the start, and at
+	// each back or reset), so that a line editor can complete the live
+	// names of the cluster the lab runs on.
+	Attach func(Executor)
+	// Finished is called once when the lab's last step has run (the lab
+	// is completed), to record it and say what comes next.
+	Finished func(w io.Writer)
+}
+
+// LineReader reads one line of input after printing prompt (a line
+// editor).
+type LineReader interface {
+	ReadLine(prompt string) (string, error)
+}
+
+// ErrInterrupt is returned by a LineReader when the learner pressed
+// Ctrl-C: the line being typed is dropped and step mode asks again.
+var ErrInterrupt = errors.New("interrupted")
+
+// ChangeReporter is implemented by executors that can tell whether the
+// last command they ran changed the cluster's state (an inspection or a
+// failed command did not). Step mode uses it to say the learner left the
+// script only when they did.
+type ChangeReporter interface {
+	LastChanged() bool
 }
 
 // stepper is one step-mode session.
@@ -28,6 +62,9 @@ type stepper struct {
 	differed  map[int]bool // blocks whose live run did not match
 	validated bool
 	msg       *Messages
+	attach    func(Executor)
+	finished  func(io.Writer)
+	completed bool // the last step ran once: Finished was called
 }
 
 // Step runs a lab interactively, reading the learner's lines from in: it
@@ -39,8 +76,9 @@ type stepper struct {
 // learner's own commands) or "quit". End of input quits. After the last step
 // the session stays open for experiments until quit.
 func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOptions) (err error) {
-	s := &stepper{lab: l, newExec: newExec, out: out, differed: map[int]bool{}, msg: opt.Messages}
-	if err := s.replay(0); err != nil {
+	s := &stepper{lab: l, newExec: newExec, out: out, differed: map[int]bool{}, msg: opt.Messages, attach: opt.Attach, finished: opt.Finished}
+	from := min(max(opt.From, 1), l.Steps())
+	if err := s.replay(from - 1); err != nil {
 		return err
 	}
 	defer func() {
@@ -53,21 +91,23 @@ func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOpti
 	}()
 	fmt.Fprintln(out, s.msg.Sprintf("Lab %s: %s (chapter %d, %s)", l.Name(), l.Title, l.Chapter, s.steps(l.Steps())))
 	fmt.Fprintln(out, s.msg.T("Press Enter to run each step. Type a command of your own to experiment, or: back, reset, quit."))
+	if from > 1 {
+		fmt.Fprintln(out, s.msg.Sprintf("Starting at step %d: the steps before it were replayed on a fresh cluster.", from))
+	}
 	s.show()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	read := s.reader(in, opt)
 	for {
-		fmt.Fprint(out, s.prompt())
-		if !sc.Scan() {
-			if opt.Echo {
-				fmt.Fprintln(out)
+		line, err := read()
+		if errors.Is(err, ErrInterrupt) {
+			continue // Ctrl-C drops the line being typed
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
 			}
 			break
 		}
-		line := strings.TrimSpace(sc.Text())
-		if opt.Echo {
-			fmt.Fprintln(out, line)
-		}
+		line = strings.TrimSpace(line)
 		switch line {
 		case "", "next":
 			if err := s.next(); err != nil {
@@ -99,7 +139,35 @@ func Step(l *Lab, newExec NewExecutor, in io.Reader, out io.Writer, opt StepOpti
 		}
 	}
 	fmt.Fprintln(out, s.msg.Sprintf("Stopped at step %d of %d.", min(s.pos+1, l.Steps()), l.Steps()))
-	return sc.Err()
+	return nil
+}
+
+// reader returns the function that reads the learner's next line: from the
+// line editor, or from in (printing the prompt, and echoing the line when
+// asked).
+func (s *stepper) reader(in io.Reader, opt StepOptions) func() (string, error) {
+	if opt.Input != nil {
+		return func() (string, error) { return opt.Input.ReadLine(s.prompt()) }
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	return func() (string, error) {
+		fmt.Fprint(s.out, s.prompt())
+		if !sc.Scan() {
+			if opt.Echo {
+				fmt.Fprintln(s.out)
+			}
+			if err := sc.Err(); err != nil {
+				return "", err
+			}
+			return "", io.EOF
+		}
+		line := sc.Text()
+		if opt.Echo {
+			fmt.Fprintln(s.out, strings.TrimSpace(line))
+		}
+		return line, nil
+	}
 }
 
 func (s *stepper) prompt() string {
@@ -122,7 +190,9 @@ func (s *stepper) show() {
 	if len(b.Narration) > 0 {
 		fmt.Fprintln(s.out)
 	}
-	fmt.Fprintf(s.out, "mk> %s\n", b.Command)
+	// The pending command is shown as what comes next, not with the
+	// prompt of a command that already ran.
+	fmt.Fprintln(s.out, s.msg.Sprintf("next: %s", b.Command))
 }
 
 // next runs the next step and shows the one after it.
@@ -176,6 +246,10 @@ func (s *stepper) finish() {
 		verdict += " " + s.msg.T("(a diverged run: you typed commands of your own)")
 	}
 	fmt.Fprintln(s.out, s.msg.Sprintf("End of lab %s: %s, %s.", s.lab.Name(), s.steps(s.lab.Steps()), verdict))
+	if s.finished != nil && !s.completed {
+		s.finished(s.out)
+	}
+	s.completed = true
 	fmt.Fprintln(s.out, s.msg.T("Keep experimenting, or: back, reset, quit."))
 }
 
@@ -188,6 +262,11 @@ func (s *stepper) own(line string) error {
 	io.WriteString(s.out, out)
 	if out != "" && !strings.HasSuffix(out, "\n") {
 		fmt.Fprintln(s.out)
+	}
+	// Only a command that changed the cluster leaves the script: an
+	// inspection, a typo or a failed command changes nothing.
+	if cr, ok := s.x.(ChangeReporter); ok && !cr.LastChanged() {
+		return nil
 	}
 	if !s.diverged {
 		s.diverged = true
@@ -217,6 +296,9 @@ func (s *stepper) replay(n int) error {
 		s.validated = true
 	}
 	s.x = x
+	if s.attach != nil {
+		s.attach(x)
+	}
 	for _, b := range s.lab.Blocks[:n] {
 		if _, _, fatal := execLine(x, b.Command); fatal != nil {
 			return &SourceError{File: s.lab.Path, Line: b.Line, Err: fatal}

@@ -130,6 +130,9 @@ type ExerciseText struct {
 	Title string
 	Goal  string
 	Hints []string
+	// CheckHints translate the exercise's hints among its checks, in
+	// order ("# check-hint: ..." lines).
+	CheckHints []string
 }
 
 // ParseExerciseText parses an exercise translation.
@@ -171,8 +174,11 @@ func ParseExerciseText(name string, lang Language, src []byte) (*ExerciseText, e
 		case "hint":
 			t.Hints = append(t.Hints, value)
 			last = &t.Hints[len(t.Hints)-1]
+		case "check-hint":
+			t.CheckHints = append(t.CheckHints, value)
+			last = &t.CheckHints[len(t.CheckHints)-1]
 		default:
-			return nil, errorAt(name, n, "unknown header %q (a translation has title, goal and hint)", key)
+			return nil, errorAt(name, n, "unknown header %q (a translation has title, goal, hint and check-hint)", key)
 		}
 	}
 	switch {
@@ -190,6 +196,9 @@ func (e *Exercise) CheckText(t *ExerciseText) error {
 	if len(t.Hints) != len(e.Hints) {
 		return errorAt(t.Path, 1, "%d hints, but %s has %d: translate every hint, in order", len(t.Hints), e.Path, len(e.Hints))
 	}
+	if len(t.CheckHints) != len(e.CheckHints) {
+		return errorAt(t.Path, 1, "%d check-hints, but %s has %d hints among its checks: translate every one, in order", len(t.CheckHints), e.Path, len(e.CheckHints))
+	}
 	return nil
 }
 
@@ -206,6 +215,7 @@ func (e *Exercise) In(lang Language) (*Exercise, error) {
 	}
 	c := *e
 	c.Title, c.Goal, c.Hints, c.Lang = t.Title, t.Goal, slices.Clone(t.Hints), lang
+	c.CheckHints = slices.Clone(t.CheckHints)
 	return &c, nil
 }
 

@@ -259,7 +259,7 @@ func TestStepChinese(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "step-zh.golden", out.String())
-	for _, want := range []string{"实验 01-01 counting：数数（第 1 章，5 步）", "── 第 2/5 步 ──\n每次 incr 加一，并打印新值。\n\nmk> incr x", "停在第 3 步（共 5 步）。"} {
+	for _, want := range []string{"实验 01-01 counting：数数（第 1 章，5 步）", "── 第 2/5 步 ──\n每次 incr 加一，并打印新值。\n\n下一条：incr x", "停在第 3 步（共 5 步）。"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
