@@ -125,11 +125,11 @@ func TestLabStepPiped(t *testing.T) {
 	r := run(t, env, "lab", "step", "two")
 	want := "Lab 01-01 two: Two (chapter 1, 2 steps)\n" +
 		"Press Enter to run each step. Type a command of your own to experiment, or: back, reset, quit.\n\n" +
-		"── Step 1/2 ──\nFirst, set x.\n\nmk> set x 1\n01-01 1/2> \nok\n\n" +
-		"── Step 2/2 ──\nmk> incr x\n01-01 2/2> incr x\nx=2\n" +
+		"── Step 1/2 ──\nFirst, set x.\n\nnext: set x 1\n01-01 1/2> \nok\n\n" +
+		"── Step 2/2 ──\nnext: incr x\n01-01 2/2> incr x\nx=2\n" +
 		"(You left the script: later steps may no longer match. `reset` replays up to this step without your commands.)\n" +
 		"01-01 2/2> reset\nReset: replayed 1 step on a fresh cluster; your own commands are gone.\n\n" +
-		"── Step 2/2 ──\nmk> incr x\n01-01 2/2> \nx=2\n\n" +
+		"── Step 2/2 ──\nnext: incr x\n01-01 2/2> \nx=2\n\n" +
 		"End of lab 01-01 two: 2 steps, every output matched the lab.\nKeep experimenting, or: back, reset, quit.\n" +
 		"01-01 end> \nThe lab is finished. Keep experimenting, or: back, reset, quit.\n01-01 end> quit\nStopped at step 2 of 2.\n"
 	if r.status != 0 || r.stdout != want {

@@ -181,12 +181,10 @@ func newExecutorWith(env *Env, settings map[string]string, sandboxed bool) labs.
 	return newSessionExecutor(env.Content, settings, sandboxed)
 }
 
-// SessionExecutor is the runner's executor for the real command language: a
-// fresh REPL session each time (text output, no colour, its own temporary
-// cluster) with content as its teaching material. A command that panics
-// is fatal to the run, and an unknown command or a malformed check is
-// reported as invalid (FILE:LINE) rather than compared as output. Content
-// tests use it:
+// SessionExecutor is the runner's executor for the real command language:
+// a fresh REPL session each time (text output, no colour, its own
+// temporary cluster) with content as its teaching material (see
+// repl.LabExecutor). Content tests use it:
 //
 //	labs.RunAll(t, content, cli.SessionExecutor(content))
 func SessionExecutor(content fs.FS) labs.NewExecutor { return newSessionExecutor(content, nil, false) }
@@ -202,88 +200,5 @@ func SessionExecutorWith(content fs.FS, settings map[string]string) labs.NewExec
 // newSessionExecutor is SessionExecutorWith, with sandboxed sessions
 // (repl.Options.Sandboxed) for material the program did not bring.
 func newSessionExecutor(content fs.FS, settings map[string]string, sandboxed bool) labs.NewExecutor {
-	return func() (labs.Executor, error) {
-		s, err := repl.NewSession(repl.Options{Format: repl.FormatText, Content: content, Settings: settings, Sandboxed: sandboxed})
-		if err != nil {
-			return nil, err
-		}
-		return wrapSession(s), nil
-	}
-}
-
-// sessionExecutor adapts a REPL session to the runner: a recovered panic
-// is fatal to the run, and a line outside the command language (an unknown
-// command, a malformed check) is invalid rather than output to compare.
-type sessionExecutor struct{ s *repl.Session }
-
-func (x sessionExecutor) Exec(w io.Writer, line string) error {
-	err := x.s.Exec(w, line)
-	switch {
-	case err == nil:
-		return nil
-	case repl.IsInternal(err):
-		return labs.Fatal(err)
-	case outsideLanguage(line, err):
-		return labs.Invalid(err)
-	}
-	return err
-}
-
-func (x sessionExecutor) Close() error { return x.s.Close() }
-
-// Validate lets the runner check every command of a lab, exercise or
-// chapter before the first one runs. When the session can validate a line
-// itself, it does; otherwise the adapter checks what the command table
-// tells about the line's shape: it splits, its verb exists, and a verb that
-// only has subcommands is followed by one of them. Everything else (a
-// `check` on an unknown quantity, bad arguments) is found when the line
-// runs.
-func (x sessionExecutor) Validate(line string) error {
-	if v, ok := any(x.s).(labs.Validator); ok {
-		return v.Validate(line)
-	}
-	words, err := repl.Split(line)
-	if err != nil {
-		return err
-	}
-	if len(words) == 0 {
-		return nil
-	}
-	verb := words[0]
-	c := x.s.Registry().Lookup(verb.Text)
-	if c == nil || verb.Quoted || verb.IsPair {
-		return fmt.Errorf("unknown command %q (help lists every command)", verb.Text)
-	}
-	if len(c.Sub) == 0 || c.Run != nil {
-		return nil
-	}
-	var names []string
-	for _, sub := range c.Sub {
-		if len(words) > 1 && !words[1].Quoted && !words[1].IsPair && sub.Name == words[1].Text {
-			return nil
-		}
-		names = append(names, sub.Name)
-	}
-	if len(words) == 1 && c.Default != "" {
-		return nil
-	}
-	if len(words) == 1 {
-		return fmt.Errorf("%s: missing subcommand: one of %s", c.Name, strings.Join(names, ", "))
-	}
-	return fmt.Errorf("%s: unknown subcommand %q: one of %s", c.Name, words[1].Text, strings.Join(names, ", "))
-}
-
-func wrapSession(s *repl.Session) labs.Executor { return sessionExecutor{s} }
-
-// outsideLanguage reports whether err says that line is not in the command
-// language: an unknown command (a usage error of no command) or a usage
-// error of `check` (an unknown quantity or a malformed expression), as
-// opposed to a command that ran and failed.
-func outsideLanguage(line string, err error) bool {
-	var ue *repl.UsageError
-	if !errors.As(err, &ue) {
-		return false
-	}
-	f := strings.Fields(line)
-	return ue.Command == "" || (len(f) > 0 && f[0] == "check")
+	return repl.LabExecutor(repl.Options{Content: content, Settings: settings, Sandboxed: sandboxed})
 }

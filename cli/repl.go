@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/minikafka-lab/minikafka/labs"
 	"github.com/minikafka-lab/minikafka/repl"
 )
 
@@ -127,12 +128,29 @@ func sessionOptions(env *Env, f *replFlags) (repl.Options, error) {
 	if err != nil {
 		return repl.Options{}, fmt.Errorf("--brokers: %v", err)
 	}
-	return repl.Options{
+	opts := repl.Options{
 		Format:   format,
 		Color:    repl.UseColor(mode, env.StdinIsTerminal && env.StdoutIsTerminal, env.Getenv),
 		Brokers:  brokers,
 		Settings: f.settings,
 		DataDir:  f.data,
 		Content:  env.Content,
-	}, nil
+		Lang:     language(env, &materialArgs{}),
+	}
+	courseOptions(env, &opts)
+	return opts, nil
+}
+
+// courseOptions fill in what the course commands of a session need: the
+// progress file, and on a terminal its width and a pager.
+func courseOptions(env *Env, opts *repl.Options) {
+	if env.Getenv != nil {
+		if p, err := labs.ProgressPath(env.Getenv); err == nil {
+			opts.ProgressPath = p
+		}
+	}
+	if env.StdinIsTerminal && env.StdoutIsTerminal {
+		opts.Width = repl.TerminalWidth
+		opts.Page = func(page []byte) bool { return pageOut(env, page) }
+	}
 }

@@ -100,7 +100,7 @@ func TestContentMessages(t *testing.T) {
 		t.Fatal("no labs/messages.zh")
 	}
 	used := map[string]string{"new": "status", "attempted": "status", "solved": "status"}
-	for _, dir := range []string{".", "quiz", "../cli"} {
+	for _, dir := range []string{".", "quiz", "../cli", "../repl"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, file := range files {
 			if strings.HasSuffix(file, "_test.go") {

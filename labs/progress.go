@@ -296,7 +296,11 @@ func (p *Progress) Bytes() []byte {
 }
 
 // Save writes the file (creating its directory), replacing it atomically.
+// A progress without a Path is kept in memory only: Save does nothing.
 func (p *Progress) Save() error {
+	if p.Path == "" {
+		return nil
+	}
 	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ var checkCommand = &Command{
 	Chapter: 1,
 	Group:   "Views and checks",
 
-	Positional: []Param{{Name: "EXPR", Rest: true}},
+	Positional: []Param{{Name: "EXPR", Optional: true, Rest: true}},
 	Keys: []Param{
 		{Name: "key"}, {Name: "offset"},
 		{Name: "isolation", Values: choices("read_uncommitted", "read_committed")},
@@ -105,6 +105,14 @@ func writeQuantityDoc(b *strings.Builder, form, doc string) {
 }
 
 func runCheck(s *Session, w io.Writer, a *Args) error {
+	if a.Len() == 0 && len(a.pairs) == 0 && a.Err() == nil {
+		// check alone judges the exercise `exercise try` set up.
+		c, err := s.theCourse()
+		if err != nil || s.exercise == nil {
+			return a.usage("check needs an expression such as events-0 hw == 1 (check alone judges the exercise that `exercise try ID` set up)")
+		}
+		return s.judgeLive(w, a, c)
+	}
 	sp, err := parseCheck(a)
 	if err != nil {
 		return err

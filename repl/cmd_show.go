@@ -50,7 +50,11 @@ func (s *Session) width() int {
 	if s.opts.Width == nil || s.tl.rec != nil {
 		return defaultWidth
 	}
-	return max(40, s.opts.Width())
+	w := s.opts.Width()
+	if w <= 0 {
+		return defaultWidth
+	}
+	return max(40, w)
 }
 
 func runShow(s *Session, w io.Writer, a *Args) error {

@@ -41,6 +41,12 @@ func commandTable() []*Command {
 		offsetsCommand,
 		showCommand,
 		checkCommand,
+		// The course
+		readCommand,
+		labCommand,
+		exerciseCommand,
+		quizCommand,
+		progressCommand,
 		// Session
 		helpCommand,
 		historyCommand,

@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/chzyer/readline"
+
+	"github.com/minikafka-lab/minikafka/labs"
 )
 
 // ErrInterrupt is returned by a LineEditor when the learner pressed Ctrl-C:
-// the line is cancelled and the REPL asks for the next one.
-var ErrInterrupt = errors.New("interrupted")
+// the line is cancelled and the REPL asks for the next one. It is the
+// labs package's, so that lab step reads through the same editor.
+var ErrInterrupt = labs.ErrInterrupt
 
 // LineEditor reads command lines from a terminal with editing, history and
 // completion. ReadLine returns io.EOF when the learner pressed Ctrl-D on an
@@ -105,4 +108,10 @@ func (r readlineCompleter) Do(line []rune, pos int) ([][]rune, int) {
 		out = append(out, []rune(c[len(prefix):]))
 	}
 	return out, len([]rune(prefix))
+}
+
+// TerminalWidth is the width of the terminal on standard output in
+// columns, or 0 when it is not a terminal (for Options.Width).
+func TerminalWidth() int {
+	return max(0, readline.GetScreenWidth())
 }

@@ -125,7 +125,6 @@ var commandEffects = map[string]Effect{
 	"fork":          EffectSession,
 	"fork switch":   EffectSession,
 	"fork list":     EffectSession,
-	"record":        EffectSession,
 	"record start":  EffectSession,
 	"record stop":   EffectSession,
 	"record status": EffectSession,
@@ -152,6 +151,9 @@ func effectOf(cmd *Command, a *Args) Effect {
 	}
 	if cmd == clusterOpenCommand() && a != nil && a.Has("dir") {
 		return EffectOutside
+	}
+	if cmd.Name == "check" && a != nil && a.Len() == 0 && len(a.pairs) == 0 {
+		return EffectSession // check alone judges the exercise being tried
 	}
 	return e
 }

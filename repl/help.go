@@ -18,6 +18,7 @@ var groupOrder = []string{
 	"JSON/TCP adapter",
 	"Kafka protocol",
 	"Views and checks",
+	"Course",
 	"Session",
 }
 

@@ -173,6 +173,10 @@ func errorParts(err error) (code, msg, usage, hint string) {
 	if errors.As(err, &ce) {
 		return CheckFailed, ce.Message(), "", ce.Look
 	}
+	var unsolved *unsolvedError
+	if errors.As(err, &unsolved) {
+		return CheckFailed, unsolved.message(), "", ""
+	}
 	var ie *InternalError
 	if errors.As(err, &ie) {
 		return string(kerr.Internal), fmt.Sprint(ie.Value), "", "this is a bug in MiniKafka Lab, not your mistake"

@@ -48,6 +48,9 @@ type Options struct {
 	// ProgressPath is the learner's progress file (chapters read, labs
 	// completed, exercises solved); "" keeps progress in memory only.
 	ProgressPath string
+	// Page shows a long text (a chapter) through a pager and reports
+	// whether it did; nil prints it.
+	Page func(text []byte) bool
 }
 
 // Session is one learner's REPL session: it owns one cluster and executes
@@ -83,6 +86,16 @@ type Session struct {
 	intr interrupts
 	// sandbox is set for a sandboxed session (Options.Sandboxed).
 	sandbox *sandbox
+
+	// input is where commands that read lines themselves (lab step, quiz)
+	// read them: the line editor, or a script's next lines; nil when there
+	// is none (the session runs single lines: a lab, a test).
+	input lineSource
+	// stepping completes for the lab that lab step runs, while it runs.
+	stepping *StepCompleter
+	// course is the teaching material and the learner's progress, read
+	// when a course command first needs them (course.go).
+	course *course
 }
 
 // world is the state a session's commands build: the cluster with its
@@ -293,6 +306,9 @@ func (s *Session) Exec(w io.Writer, line string) (err error) {
 	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 	line = stripPrompt(line)
 	text := strings.TrimSpace(line)
+	if s.tl.depth == 0 {
+		s.tl.lastChanged = false
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			err = &InternalError{Value: v, Stack: string(debug.Stack())}

@@ -32,6 +32,8 @@ func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 		_ = newClusterOpened(s, "open", s.opened).writeText(out, s.st)
 		s.writeEvents(out, s.takeEvents())
 	}
+	s.input = ed
+	defer func() { s.input = nil }()
 	for !s.Exited() && !s.Stopped() {
 		stop := s.printWhileIdle(ed)
 		line, err := ed.ReadLine(s.Prompt())
@@ -115,6 +117,12 @@ const MaxLineBytes = 64 << 20
 // returns the exit status: 1 if any command failed, else 0.
 func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int {
 	lr := &scriptReader{r: bufio.NewReaderSize(in, 64<<10), max: MaxLineBytes}
+	// A command that reads lines itself (lab step, quiz) reads the
+	// script's next ones.
+	if s.format == FormatText {
+		s.input = &scriptSource{lr: lr, out: out}
+		defer func() { s.input = nil }()
+	}
 	status := 0
 	for !s.Stopped() {
 		line, err := lr.next()

@@ -67,6 +67,8 @@ type timeline struct {
 	rec *recording
 	// rewind rebuilds a world from a timeline (replay.go).
 	rewind rewinder
+	// lastChanged: the last command changed the cluster (LastChanged).
+	lastChanged bool
 }
 
 // newTimeline is the timeline of a new session: one branch, main.
@@ -91,6 +93,7 @@ func (s *Session) note(text string, cmd *Command, a *Args, err error, out string
 	nested, events := s.tl.nested, s.tl.events
 	s.tl.nested, s.tl.events = nil, nil
 	eff := effectOf(cmd, a)
+	s.tl.lastChanged = ok && (eff == EffectChange || eff == EffectOutside)
 	switch {
 	case eff == EffectSession:
 		return

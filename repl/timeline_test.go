@@ -301,3 +301,20 @@ func TestHistoryLeavesOutWhatFailed(t *testing.T) {
 		t.Errorf("history %q, want %q", out.String(), want)
 	}
 }
+
+// TestEveryCommandDeclaresAnEffect: undo, fork and record rely on the
+// effects table, so every command of the table is in it, and nothing else.
+func TestEveryCommandDeclaresAnEffect(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range theRegistry().All() {
+		seen[c.FullName()] = true
+		if commandEffects[c.FullName()] == EffectUnknown {
+			t.Errorf("%s declares no effect in commandEffects (effects.go)", c.FullName())
+		}
+	}
+	for name := range commandEffects {
+		if !seen[name] {
+			t.Errorf("commandEffects names %q, which is not a command", name)
+		}
+	}
+}
