@@ -36,6 +36,9 @@ type Env struct {
 	// Prog is how the learner ran the program, for the commands messages
 	// suggest: "minikafka", or "go run ." (see progName); "" is "minikafka".
 	Prog string
+	// Interrupt, when set, stops a command that runs until Ctrl-C
+	// (exercise check --watch) instead of the process's SIGINT.
+	Interrupt <-chan struct{}
 }
 
 // prog is how to write a command line the learner can type: "minikafka"

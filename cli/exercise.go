@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"time"
 
 	"github.com/minikafka-lab/minikafka/labs"
 )
@@ -36,12 +39,15 @@ exercise's slug. Progress is kept in $XDG_STATE_HOME/minikafka/progress
 `
 
 func runExercise(env *Env, args []string) int {
-	a, err := parseMaterialArgs(args, "trust")
+	a, err := parseMaterialArgs(args, "trust", "watch")
 	if err != nil || a.help || len(a.pos) == 0 {
 		return usageError(env, "exercise", exerciseUsage, err, a)
 	}
 	verb, rest := a.pos[0], a.pos[1:]
-	want := map[string]int{"list": 0, "show": 1, "hint": 1, "check": 2}
+	if a.watch && verb != "check" {
+		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("--watch goes with check"), nil)
+	}
+	want := map[string]int{"list": 0, "show": 1, "hint": 1, "check": 2, "try": 1}
 	n, known := want[verb]
 	if !known {
 		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("unknown exercise command %q", verb), nil)
@@ -64,7 +70,8 @@ func runExercise(env *Env, args []string) int {
 		return 1
 	}
 	lang := language(env, a)
-	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: env.prog() + " exercise", Messages: messages(cat, lang)}
+	coach := &labs.Coach{Out: env.Stdout, Progress: progress, Command: env.prog() + " exercise", Messages: messages(cat, lang),
+		Course: cat, Lang: lang, Watch: a.watch}
 	if a.dir != "" {
 		coach.Command += " --dir " + a.dir
 	}
@@ -96,9 +103,74 @@ func runExercise(env *Env, args []string) int {
 			return 1
 		}
 	case "check":
+		if a.watch {
+			return watchCheck(env, coach, e, rest[1], a.sandboxed())
+		}
 		return exerciseCheck(env, coach, e, rest[1], a.sandboxed())
+	case "try":
+		return exerciseTry(env, a, e)
 	}
 	return 0
+}
+
+// exerciseTry opens the REPL (interactive on a terminal, else reading the
+// commands piped in) on a fresh cluster with the exercise's setup applied:
+// check judges the live state.
+func exerciseTry(env *Env, a *materialArgs, e *labs.Exercise) int {
+	f := &replFlags{brokers: "1,2,3", format: "text", color: "auto"}
+	opts, err := sessionOptions(env, f)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka exercise: %v\n", err)
+		return 2
+	}
+	if a.dir != "" {
+		opts.Content = os.DirFS(a.dir)
+	}
+	opts.Lang = language(env, a)
+	opts.Sandboxed = a.sandboxed()
+	return runSession(env, "exercise", opts, true, "exercise try "+e.ID)
+}
+
+// watchEvery is how often --watch looks at the attempt's file.
+var watchEvery = 250 * time.Millisecond
+
+// watchCheck checks the attempt, then again every time its file changes,
+// until it passes, or the learner presses Ctrl-C (or env.Interrupt fires).
+func watchCheck(env *Env, coach *labs.Coach, e *labs.Exercise, file string, sandboxed bool) int {
+	stop := env.Interrupt
+	if stop == nil {
+		ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer cancel()
+		stop = ctx.Done()
+	}
+	version := func() string {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "missing"
+		}
+		return string(b)
+	}
+	seen := version()
+	if exerciseCheck(env, coach, e, file, sandboxed) == 0 {
+		return 0
+	}
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			fmt.Fprintln(env.Stdout, "\n"+coach.Messages.T("Stopped watching."))
+			return 1
+		case <-tick.C:
+		}
+		if v := version(); v != seen {
+			seen = v
+			fmt.Fprintln(env.Stdout, "\n"+coach.Messages.Sprintf("── %s changed: checking again ──", file))
+			if exerciseCheck(env, coach, e, file, sandboxed) == 0 {
+				return 0
+			}
+		}
+	}
 }
 
 func exerciseCheck(env *Env, coach *labs.Coach, e *labs.Exercise, file string, sandboxed bool) int {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func exerciseEnv(t *testing.T) (*Env, string) {
@@ -85,5 +86,98 @@ func TestExerciseWithoutHome(t *testing.T) {
 	r := run(t, &Env{}, "exercise", "list", "--dir", content)
 	if r.status != 1 || !strings.Contains(r.stderr, "cannot locate the progress file") {
 		t.Errorf("%+v", r)
+	}
+}
+
+// waitFor waits until the buffer holds want.
+func waitFor(t *testing.T, b *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q in:\n%s", want, b.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestExerciseCheckWatch: --watch checks the file, then again each time it
+// is saved, and ends when the attempt passes; Ctrl-C (Interrupt) stops it.
+func TestExerciseCheckWatch(t *testing.T) {
+	useFakeSessions(t)
+	saved := watchEvery
+	watchEvery = 10 * time.Millisecond
+	t.Cleanup(func() { watchEvery = saved })
+	env, _ := exerciseEnv(t)
+	attempt := filepath.Join(t.TempDir(), "try.mk")
+	if err := os.WriteFile(attempt, []byte("incr x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	env.Stdout, env.Stderr, env.Stdin = &out, &out, strings.NewReader("")
+	done := make(chan int)
+	go func() {
+		done <- Main(env, []string{"exercise", "check", "01-01", attempt, "--watch", "--dir", content})
+	}()
+	waitFor(t, &out, "Edit "+attempt+": it is checked again every time you save it (Ctrl-C stops).")
+	if err := os.WriteFile(attempt, []byte("incr x\nset y 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, &out, "── "+attempt+" changed: checking again ──")
+	select {
+	case status := <-done:
+		if status != 0 || !strings.Contains(out.String(), "✓ Solved: all 2 checks pass.") {
+			t.Errorf("status %d:\n%s", status, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("--watch did not end when the attempt passed:\n%s", out.String())
+	}
+
+	// Interrupted before it passes.
+	if err := os.WriteFile(attempt, []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	env.Interrupt = stop
+	var out2 syncBuffer
+	env.Stdout, env.Stderr = &out2, &out2
+	go func() {
+		done <- Main(env, []string{"exercise", "check", "01-01", attempt, "--watch", "--dir", content})
+	}()
+	waitFor(t, &out2, "checks failed")
+	close(stop)
+	if status := <-done; status != 1 || !strings.Contains(out2.String(), "Stopped watching.") {
+		t.Errorf("interrupted: %d\n%s", status, out2.String())
+	}
+	if r := run(t, env, "exercise", "show", "01-01", "--watch", "--dir", content); r.status != 2 {
+		t.Errorf("--watch with show: %+v", r)
+	}
+}
+
+// TestExerciseTryPiped: exercise try opens a session with the setup
+// applied; the commands piped in run there, and check judges the live
+// state, records the exercise as solved and names what comes next.
+func TestExerciseTryPiped(t *testing.T) {
+	env, progress := exerciseEnv(t)
+	env.Content = os.DirFS("..")
+	env.Stdin = strings.NewReader("produce events value=a acks=1\ncheck\nreplicate\nproduce events value=b acks=1\ncheck\n")
+	r := run(t, env, "exercise", "try", "01-03")
+	for _, want := range []string{
+		"The setup ran on a fresh cluster (2 commands):\n  cluster open brokers=1,2\n  topic create events partitions=1 rf=2\n",
+		"> check\nChecking 01-03 leo-ahead-of-hw: Acknowledged but not visible\n",
+		"✗ 4 of 5 checks failed.",
+		"✓ Solved: all 5 checks pass.",
+		"Next: `exercise try 01-04` (Place the leaders)", // typed in this REPL
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in:\n%s\n%s", want, r.stdout, r.stderr)
+		}
+	}
+	if r.status != 1 { // the first check failed
+		t.Errorf("status %d", r.status)
+	}
+	got, _ := os.ReadFile(progress)
+	if !strings.Contains(string(got), "01-03 leo-ahead-of-hw solved") {
+		t.Errorf("progress: %q", got)
 	}
 }

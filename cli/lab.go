@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/minikafka-lab/minikafka/labs"
+	"github.com/minikafka-lab/minikafka/repl"
 )
 
 var labCommand = &Subcommand{
@@ -38,13 +40,13 @@ ID is 05-01 (chapter 05, lab 01) or the lab's slug.
 `
 
 func runLab(env *Env, args []string) int {
-	a, err := parseMaterialArgs(args, "all", "rewrite", "trust", "set")
+	a, err := parseMaterialArgs(args, "all", "rewrite", "trust", "set", "from")
 	if err != nil || a.help || len(a.pos) == 0 {
 		return usageError(env, "lab", labUsage, err, a)
 	}
 	verb, ids := a.pos[0], a.pos[1:]
-	if (a.all && verb != "run") || (a.rewrite && verb != "run" && verb != "chapters") {
-		return usageError(env, "lab", labUsage, fmt.Errorf("--all goes with run, --rewrite with run and chapters"), nil)
+	if (a.all && verb != "run") || (a.rewrite && verb != "run" && verb != "chapters") || (a.from > 0 && verb != "step") {
+		return usageError(env, "lab", labUsage, fmt.Errorf("--all goes with run, --rewrite with run and chapters, --from with step"), nil)
 	}
 	if len(a.settings) > 0 && ((verb != "run" && verb != "step") || a.rewrite) {
 		return usageError(env, "lab", labUsage, fmt.Errorf("--set goes with run and step, and not with --rewrite"), nil)
@@ -86,12 +88,7 @@ func runLab(env *Env, args []string) int {
 		} else {
 			l = tl
 		}
-		opt := labs.StepOptions{Echo: !env.StdinIsTerminal, Messages: messages(cat, l.Lang)}
-		if err := labs.Step(l, newExecutorWith(env, a.settings, a.sandboxed()), env.Stdin, env.Stdout, opt); err != nil {
-			fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
-			return 1
-		}
-		return 0
+		return labStep(env, cat, l, a.from, newExecutorWith(env, a.settings, a.sandboxed()))
 	default:
 		return usageError(env, "lab", labUsage, fmt.Errorf("unknown lab command %q", verb), nil)
 	}
@@ -219,4 +216,50 @@ func labChapters(env *Env, a *materialArgs, ids []string) int {
 		fmt.Fprintf(env.Stdout, "✓ %s (%d %s rewritten)\n", ch.Name(), n, noun)
 	}
 	return status
+}
+
+// labStep steps through a lab: on a terminal through the REPL's line
+// editor (history, Tab completion of commands and the lab's live names,
+// Ctrl-R; Ctrl-C clears the line, Ctrl-D leaves), else reading piped
+// lines. Reaching the last step records the lab as completed and says
+// what comes next.
+func labStep(env *Env, cat *labs.Catalog, l *labs.Lab, from int, newExec labs.NewExecutor) int {
+	msg := messages(cat, l.Lang)
+	progress := progressOrMemory(env, "lab")
+	opt := labs.StepOptions{
+		Echo:     !env.StdinIsTerminal,
+		Messages: msg,
+		From:     from,
+		Finished: func(w io.Writer) {
+			if en, err := cat.Lab(l.ID); err == nil {
+				progress.MarkLab(en.ID, en.Slug)
+			}
+			if err := progress.Save(); err != nil {
+				fmt.Fprintf(env.Stderr, "minikafka lab: %v (progress is not recorded)\n", err)
+			}
+			if next := cat.NextLine(progress, l.Lang, msg); next != "" {
+				fmt.Fprintln(w, next)
+			}
+		},
+	}
+	if env.StdinIsTerminal {
+		sc := &repl.StepCompleter{}
+		ed, err := repl.NewReadlineEditor(repl.EditorConfig{
+			HistoryFile: repl.HistoryPath(env.Getenv),
+			Completer:   sc,
+			Stdout:      env.Stdout,
+			Stderr:      env.Stderr,
+		})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "minikafka lab: line editor: %v\n", err)
+			return 1
+		}
+		defer ed.Close()
+		opt.Input, opt.Attach, opt.Echo = ed, sc.Attach, false
+	}
+	if err := labs.Step(l, newExec, env.Stdin, env.Stdout, opt); err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+		return 1
+	}
+	return 0
 }

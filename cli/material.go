@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/labs"
@@ -19,9 +20,11 @@ type materialArgs struct {
 	pos     []string
 	dir     string
 	lang    string
+	from    int // lab step --from N
 	all     bool
 	rewrite bool
 	trust   bool
+	watch   bool
 	help    bool
 	// settings are the --set key=value pairs (lab run and lab step): the
 	// sessions run with them, and every cluster a lab opens inherits its
@@ -85,8 +88,23 @@ func parseMaterialArgs(args []string, allowed ...string) (*materialArgs, error) 
 				a.settings = map[string]string{}
 			}
 			a.settings[k] = v
+		case name == "from" && slices.Contains(allowed, "from"):
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, errors.New("--from needs a step number")
+				}
+				i++
+				value = args[i]
+			}
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("--from: %q is not a step number (1, 2, ...)", value)
+			}
+			a.from = n
 		case hasValue || !slices.Contains(allowed, name):
 			return nil, fmt.Errorf("unknown flag %s", arg)
+		case name == "watch":
+			a.watch = true
 		case name == "all":
 			a.all = true
 		case name == "rewrite":
@@ -201,4 +219,24 @@ func SessionExecutorWith(content fs.FS, settings map[string]string) labs.NewExec
 // (repl.Options.Sandboxed) for material the program did not bring.
 func newSessionExecutor(content fs.FS, settings map[string]string, sandboxed bool) labs.NewExecutor {
 	return repl.LabExecutor(repl.Options{Content: content, Settings: settings, Sandboxed: sandboxed})
+}
+
+// progressOrMemory is the learner's progress file, or progress kept in
+// memory when there is no file to keep it in (no HOME) or it cannot be
+// read (then with a warning): what the learner does never fails for it.
+func progressOrMemory(env *Env, name string) *labs.Progress {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	path, err := labs.ProgressPath(getenv)
+	if err != nil {
+		return &labs.Progress{}
+	}
+	p, err := labs.LoadProgress(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka %s: %v (progress is not recorded)\n", name, err)
+		return &labs.Progress{}
+	}
+	return p
 }

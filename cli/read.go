@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"strconv"
+	"strings"
 
 	"github.com/minikafka-lab/minikafka/labs"
 	"github.com/minikafka-lab/minikafka/labs/quiz"
@@ -34,10 +35,7 @@ or LANG starts with zh). Colour only on a terminal, never with NO_COLOR.
 
 func runRead(env *Env, args []string) int {
 	a, err := parseMaterialArgs(args)
-	if err != nil || a.help || len(a.pos) > 1 {
-		if err == nil && !a.help {
-			err = errors.New("read takes at most one chapter")
-		}
+	if err != nil || a.help {
 		return usageError(env, "read", readUsage, err, a)
 	}
 	cat, ok := loadCatalog(env, "read", a.dir)
@@ -75,7 +73,13 @@ func runRead(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
 		return 1
 	}
-	if z, err := quiz.Load(cat.FS, ch); err == nil {
+	whole := len(a.pos) == 1
+	if !whole {
+		if src, err = markdown.Section(src, strings.Join(a.pos[1:], " ")); err != nil {
+			fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
+			return 1
+		}
+	} else if z, err := quiz.Load(cat.FS, ch); err == nil {
 		src = append(src, quiz.Markdown(z, msg, env.prog()+" quiz")...)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
@@ -87,12 +91,22 @@ func runRead(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka read: %v\n", err)
 		return 1
 	}
-	if env.StdoutIsTerminal && pageOut(env, page.Bytes()) {
+	if !env.StdoutIsTerminal || !pageOut(env, page.Bytes()) {
+		if _, err := env.Stdout.Write(page.Bytes()); err != nil {
+			return 1
+		}
+	}
+	if !whole {
 		return 0
 	}
-	if _, err := env.Stdout.Write(page.Bytes()); err != nil {
-		return 1
+	// A chapter read to the end counts, and says what comes next.
+	progress := progressOrMemory(env, "read")
+	progress.MarkRead(ch.Number)
+	if err := progress.Save(); err != nil {
+		fmt.Fprintf(env.Stderr, "minikafka read: %v (progress is not recorded)\n", err)
 	}
+	fmt.Fprintln(env.Stdout)
+	fmt.Fprintln(env.Stdout, cat.NextLine(progress, lang, msg))
 	return 0
 }
 

@@ -29,8 +29,12 @@ func TestReadPlain(t *testing.T) {
 	if r := run(t, &Env{}, "read", "9", "--dir", content); r.status != 1 || !strings.Contains(r.stderr, `no chapter "9"`) {
 		t.Errorf("missing chapter: %+v", r)
 	}
-	if r := run(t, &Env{}, "read", "1", "2"); r.status != 2 {
-		t.Errorf("two chapters: %+v", r)
+	if r := run(t, &Env{}, "read", "1", "99", "--dir", content); r.status != 1 || !strings.Contains(r.stderr, `no section "99"`) {
+		t.Errorf("a section that is not there: %+v", r)
+	}
+	// A chapter read to the end says what comes next.
+	if !strings.HasSuffix(r.stdout, "\nNext: `minikafka lab step 01-01` (Counting up)\n") {
+		t.Errorf("no next step:\n%s", r.stdout)
 	}
 }
 
@@ -43,7 +47,7 @@ func TestReadPager(t *testing.T) {
 			return map[string]string{"PAGER": "cat > " + out, "NO_COLOR": noColor}[k]
 		}}
 		r := run(t, env, "read", "basics", "--dir", content)
-		if r.status != 0 || r.stdout != "" {
+		if r.status != 0 || r.stdout != "\nNext: `minikafka lab step 01-01` (Counting up)\n" {
 			t.Fatalf("%+v", r)
 		}
 		paged, err := os.ReadFile(out)
@@ -71,5 +75,26 @@ func TestReadBrokenPager(t *testing.T) {
 		if r.status != 0 || !strings.Contains(r.stdout, "Basics of counting") || !strings.Contains(r.stderr, "failed") {
 			t.Errorf("PAGER=%s: %+v", pager, r)
 		}
+	}
+}
+
+// TestReadSectionAndProgress: read N SECTION renders one section; reading
+// a whole chapter records it in the progress file and names what comes
+// next, the way the learner runs the program.
+func TestReadSectionAndProgress(t *testing.T) {
+	state := t.TempDir()
+	env := &Env{Prog: "go run .", Getenv: func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] }}
+	r := run(t, &Env{Content: os.DirFS("..")}, "read", "1", "summary")
+	if r.status != 0 || !strings.HasPrefix(r.stdout, "1. Meet MiniKafka\n") || !strings.Contains(r.stdout, "Summary\n-------") ||
+		strings.Contains(r.stdout, "A first session") || strings.Contains(r.stdout, "Next:") {
+		t.Errorf("a section: %+v", r)
+	}
+	r = run(t, env, "read", "1", "--dir", content)
+	if r.status != 0 || !strings.Contains(r.stdout, "Next: `go run . lab step 01-01` (Counting up)") {
+		t.Errorf("the chapter: %+v", r)
+	}
+	p, err := os.ReadFile(filepath.Join(state, "minikafka", "progress"))
+	if err != nil || !strings.Contains(string(p), "read 01\n") {
+		t.Errorf("progress: %q %v", p, err)
 	}
 }

@@ -66,29 +66,42 @@ func runRepl(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
 		return 2
 	}
+	return runSession(env, "repl", opts, f.keepGoing, "")
+}
+
+// runSession runs a REPL session with opts: interactive on a terminal,
+// else the script on stdin; first, when set, runs before anything is read
+// (minikafka exercise try starts with exercise try ID). name is the
+// subcommand, for messages.
+func runSession(env *Env, name string, opts repl.Options, keepGoing bool, first string) int {
 	sigs := notifyShutdown()
 	defer sigs.release()
 	s, err := repl.NewSession(opts)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
+		fmt.Fprintf(env.Stderr, "minikafka %s: %v\n", name, err)
 		return 1
 	}
 	if !env.StdinIsTerminal { // the interactive banner shows the whole recovery report
 		for _, note := range recoveryNotes(s.OpenReport()) {
-			fmt.Fprintf(env.Stderr, "minikafka repl: recovery: %s\n", note)
+			fmt.Fprintf(env.Stderr, "minikafka %s: recovery: %s\n", name, note)
 		}
 	}
 	out := &stopOnWriteError{w: env.Stdout, st: sigs}
 	status := 0
-	if env.StdinIsTerminal {
+	if first != "" && s.Exec(out, first) != nil {
+		status = 1
+	}
+	switch {
+	case status != 0:
+	case env.StdinIsTerminal:
 		status = interactive(env, s, out, sigs)
-	} else {
+	default:
 		in := newStoppableReader(env.Stdin)
 		sigs.run(s, false, in.Stop)
-		status = repl.RunScript(s, in, out, repl.ScriptOptions{KeepGoing: f.keepGoing})
+		status = repl.RunScript(s, in, out, repl.ScriptOptions{KeepGoing: keepGoing})
 	}
 	if err := s.Close(); err != nil {
-		fmt.Fprintf(env.Stderr, "minikafka repl: closing the cluster: %v\n", err)
+		fmt.Fprintf(env.Stderr, "minikafka %s: closing the cluster: %v\n", name, err)
 		return 1
 	}
 	if code, stopped := sigs.report(env.Stderr); stopped {

@@ -100,7 +100,9 @@ func (c *Coach) Verdict(e *Exercise, r *CheckReport, attemptName string) (bool, 
 			writeIndented(c.Out, "  ", normalizeOutput(string(e.Solution)))
 		}
 		if c.Course != nil {
-			fmt.Fprintln(c.Out, "\n"+c.Course.NextLine(c.Progress, c.Lang, c.Messages))
+			if next := c.Course.NextLine(c.Progress, c.Lang, c.Messages); next != "" {
+				fmt.Fprintln(c.Out, "\n"+next)
+			}
 		}
 		return true, c.Progress.Save()
 	}

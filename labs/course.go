@@ -114,8 +114,11 @@ func (c *Catalog) Next(p *Progress, lang Language) (CourseItem, bool) {
 
 // NextLine is the "Next: ..." line that ends every lab, exercise and
 // chapter: the command to type (written the way the learner runs the
-// program, see Suggest) and what it is.
+// program, see Suggest) and what it is; "" for material without chapters.
 func (c *Catalog) NextLine(p *Progress, lang Language, m *Messages) string {
+	if len(c.Chapters) == 0 {
+		return "" // material without chapters has no course to follow
+	}
 	it, ok := c.Next(p, lang)
 	if !ok {
 		return m.T("Next: you have done every chapter, lab, exercise and quiz. Try your own what-ifs (fork, undo), or write a lab (record start).")

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -160,7 +159,7 @@ func runRead(s *Session, w io.Writer, a *Args) error {
 	}
 	whole := a.Len() == 1
 	if !whole {
-		sec, err := section(src, strings.Join(a.Rest(1), " "))
+		sec, err := markdown.Section(src, strings.Join(a.Rest(1), " "))
 		if err != nil {
 			return a.usage("%v", err)
 		}
@@ -185,61 +184,6 @@ func runRead(s *Session, w io.Writer, a *Args) error {
 		return c.save()
 	}
 	return nil
-}
-
-// headingRe matches a chapter's section headings.
-var headingRe = regexp.MustCompile(`^## +(.+)$`)
-
-// section is the chapter's title and one of its ## sections: by number
-// (1 is the first ## heading) or by a word of its heading.
-func section(src []byte, which string) ([]byte, error) {
-	lines := strings.Split(string(src), "\n")
-	type sec struct {
-		title    string
-		from, to int
-	}
-	var secs []sec
-	title := ""
-	fence := false
-	for i, l := range lines {
-		if strings.HasPrefix(l, "```") {
-			fence = !fence
-		}
-		if fence {
-			continue
-		}
-		if strings.HasPrefix(l, "# ") && title == "" {
-			title = l
-		}
-		if m := headingRe.FindStringSubmatch(l); m != nil {
-			if n := len(secs); n > 0 {
-				secs[n-1].to = i
-			}
-			secs = append(secs, sec{title: m[1], from: i, to: len(lines)})
-		}
-	}
-	var names []string
-	for i, sc := range secs {
-		names = append(names, fmt.Sprintf("%d %s", i+1, sc.title))
-	}
-	pick := -1
-	if n, err := strconv.Atoi(which); err == nil {
-		if n >= 1 && n <= len(secs) {
-			pick = n - 1
-		}
-	} else {
-		for i, sc := range secs {
-			if strings.Contains(strings.ToLower(sc.title), strings.ToLower(which)) {
-				pick = i
-				break
-			}
-		}
-	}
-	if pick < 0 {
-		return nil, fmt.Errorf("no section %q; the sections are: %s", which, strings.Join(names, "; "))
-	}
-	out := title + "\n\n" + strings.Join(lines[secs[pick].from:secs[pick].to], "\n") + "\n"
-	return []byte(out), nil
 }
 
 var labCommand = &Command{
@@ -344,7 +288,9 @@ func runLabStep(s *Session, w io.Writer, a *Args) error {
 			if err := c.save(); err != nil {
 				fmt.Fprintf(w, "note: %v\n", err)
 			}
-			fmt.Fprintln(w, c.cat.NextLine(c.progress, s.lang(), msg))
+			if next := c.cat.NextLine(c.progress, s.lang(), msg); next != "" {
+				fmt.Fprintln(w, next)
+			}
 		},
 	}
 	if err := labs.Step(l, LabExecutor(s.labOptions()), nil, w, opt); err != nil {
