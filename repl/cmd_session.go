@@ -7,15 +7,17 @@ import (
 
 var helpCommand = &Command{
 	Name:    "help",
-	Args:    "[COMMAND [SUBCOMMAND]]",
-	Summary: "list the commands, or explain one and name the chapter that teaches it",
+	Args:    "[COMMAND [SUBCOMMAND] | TOPIC]",
+	Summary: "list the commands, explain one, or explain a concept (help hw) and where it is taught",
 	Detail: `Without an argument, help lists every command by topic with the chapter
 that teaches it. help COMMAND shows the usage of a command and all its
-subcommands; help COMMAND SUBCOMMAND explains one subcommand. help rules
-lists the rules that differ between MiniKafka and Kafka 4.x, each with
-both behaviours, the Kafka source it follows and the lab that runs it
-under both; help errors lists every error code with Kafka's name and
-number.`,
+subcommands; help COMMAND SUBCOMMAND explains one subcommand. help TOPIC
+explains a concept in two lines (hw, leo, isr, lso, epoch, acks,
+generation, ...) and names the chapter, labs and exercises that teach it;
+help concepts lists them. help rules lists the rules that differ between
+MiniKafka and Kafka 4.x, each with both behaviours, the Kafka source it
+follows and the lab that runs it under both; help errors lists every
+error code with Kafka's name and number.`,
 	Group:      "Session",
 	Positional: []Param{{Name: "COMMAND", Optional: true, Rest: true}},
 	Run:        runHelp,

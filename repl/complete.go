@@ -57,7 +57,7 @@ func (s *Session) candidates(done []Word, prefix string) []string {
 	}
 	if c == helpCommand {
 		if len(done) == 1 {
-			return s.candidates(nil, prefix)
+			return append(s.candidates(nil, prefix), withSpace(append(conceptNames(), "concepts"))...)
 		}
 		if v := s.reg.Lookup(done[1].Text); v != nil && len(done) == 2 {
 			return withSpace(v.subNames())

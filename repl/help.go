@@ -71,6 +71,7 @@ func (l helpList) writeText(w io.Writer, st *style) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Arguments: positional words, then key=value, then flags. Quote \"two words\",")
 	fmt.Fprintln(w, "write bytes as hex:6869 or b64:aGk=, durations as 500ms, 10s, 2m. # starts a comment.")
+	fmt.Fprintln(w, "Concepts: help hw, help isr, help lso, ... (help concepts lists them).")
 	fmt.Fprintln(w, "`help rules` compares MiniKafka's rules with Kafka's; `help errors` lists the error codes.")
 	return nil
 }
@@ -145,6 +146,14 @@ func runHelp(s *Session, w io.Writer, a *Args) error {
 	}
 	names := a.Rest(0)
 	c := s.reg.Lookup(names[0])
+	if c == nil && len(names) == 1 { // not a command: a concept (help hw), then help rules and errors
+		if names[0] == "concepts" {
+			return s.emit(w, s.helpConcepts())
+		}
+		if t, ok := s.lookupConcept(names[0]); ok {
+			return s.emit(w, t)
+		}
+	}
 	if topic, ok := helpTopics[names[0]]; ok && c == nil && len(names) == 1 {
 		return s.emit(w, topic(s))
 	}

@@ -13,3 +13,8 @@ help help extra
 history now
 exit
 help
+
+# Concepts: help TOPIC.
+help hw
+help concepts
+help high-watermark
