@@ -88,24 +88,34 @@ func (c *Catalog) Done(p *Progress, it CourseItem) bool {
 	return false
 }
 
-// Next is what to do next: the first item not done after the last one
-// done (so that a learner who skips ahead is not sent back), else the
-// first not done at all; ok is false when everything is done.
+// Next is what to do next: the first thing not done in the chapter of the
+// last thing done (its labs before its exercises, so that a learner who
+// skipped ahead is pointed at what the chapter still holds), else the first
+// thing not done after it, else the first thing not done at all; ok is
+// false when everything is done.
 func (c *Catalog) Next(p *Progress, lang Language) (CourseItem, bool) {
 	items := c.Course(lang)
+	done := make([]bool, len(items))
 	last := -1
 	for i, it := range items {
-		if c.Done(p, it) {
+		if done[i] = c.Done(p, it); done[i] {
 			last = i
 		}
 	}
+	if last >= 0 {
+		for i, it := range items {
+			if it.Chapter == items[last].Chapter && !done[i] {
+				return it, true
+			}
+		}
+	}
 	for i := last + 1; i < len(items); i++ {
-		if !c.Done(p, items[i]) {
+		if !done[i] {
 			return items[i], true
 		}
 	}
-	for _, it := range items {
-		if !c.Done(p, it) {
+	for i, it := range items {
+		if !done[i] {
 			return it, true
 		}
 	}

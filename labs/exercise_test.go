@@ -353,9 +353,13 @@ func TestCourseAndProgress(t *testing.T) {
 	l, _ := cat.Lab("01-02")
 	p.MarkRead(1)
 	p.MarkLab(l.ID, l.Slug)
-	// 01-01 was skipped: next is what follows the last thing done.
-	if it, ok := cat.Next(p, English); !ok || it.Command() != "exercise try 01-01" {
+	// 01-01 was skipped: next is what chapter 1 still holds, first.
+	if it, ok := cat.Next(p, English); !ok || it.Command() != "lab step 01-01" {
 		t.Errorf("next after 01-02: %+v", it)
+	}
+	p.MarkLab("01-01", "counting")
+	if it, ok := cat.Next(p, English); !ok || it.Command() != "exercise try 01-01" {
+		t.Errorf("next after both labs: %+v", it)
 	}
 	if err := p.Save(); err != nil {
 		t.Fatal(err)
@@ -367,13 +371,13 @@ func TestCourseAndProgress(t *testing.T) {
 	if !back.Read(1) || back.Read(2) || !back.LabDone(l) {
 		t.Errorf("read back:\n%s", back.Bytes())
 	}
-	if got := string(back.Bytes()); !strings.Contains(got, "read 01\nlab 01-02 escapes done\n") {
+	if got := string(back.Bytes()); !strings.Contains(got, "read 01\nlab 01-01 counting done\nlab 01-02 escapes done\n") {
 		t.Errorf("file:\n%s", got)
 	}
 	var out strings.Builder
 	cat.InREPL = true
 	cat.WriteProgress(&out, back, English, nil)
-	if got := out.String(); !strings.Contains(got, "Chapters read 1/2, labs completed 1/3, exercises solved 0/1, quizzes taken 0/1.") ||
+	if got := out.String(); !strings.Contains(got, "Chapters read 1/2, labs completed 2/3, exercises solved 0/1, quizzes taken 0/1.") ||
 		!strings.Contains(got, "Next: `exercise try 01-01` (Make x two)") {
 		t.Errorf("progress:\n%s", got)
 	}

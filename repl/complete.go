@@ -16,6 +16,9 @@ import (
 // While the session serves JSON/TCP, live names are read on the server's
 // goroutine, like every command.
 func (s *Session) Complete(line string) (prefix string, candidates []string) {
+	if s.stepping != nil { // lab step runs: complete for the lab's cluster
+		return s.stepping.Complete(line)
+	}
 	_ = s.owned(func() error {
 		prefix, candidates = s.complete(line)
 		return nil

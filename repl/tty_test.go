@@ -30,7 +30,14 @@ func TestMain(m *testing.M) {
 // runTTYHelper is the interactive REPL exactly as `minikafka` starts it on a
 // terminal: one session, the readline editor, the interactive loop.
 func runTTYHelper() int {
-	s, err := NewSession(Options{})
+	// The course commands read the repository's material (the test runs
+	// in repl/), progress goes to $XDG_STATE_HOME, pictures fit the
+	// terminal.
+	opts := Options{Content: os.DirFS(".."), Width: TerminalWidth}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		opts.ProgressPath = filepath.Join(d, "minikafka", "progress")
+	}
+	s, err := NewSession(opts)
 	if err != nil {
 		fmt.Println(err)
 		return 1
