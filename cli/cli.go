@@ -212,7 +212,12 @@ func verbHint(name string) string {
 	for _, c := range subcommands() {
 		names = append(names, c.Name)
 	}
-	if c := labs.Closest(strings.TrimLeft(name, "-"), names); c != "" {
+	return suggest(strings.TrimLeft(name, "-"), names...)
+}
+
+// suggest is " (did you mean X?)" when one of names is close to name.
+func suggest(name string, names ...string) string {
+	if c := labs.Closest(name, names); c != "" {
 		return fmt.Sprintf(" (did you mean %s?)", c)
 	}
 	return ""

@@ -50,7 +50,7 @@ func runExercise(env *Env, args []string) int {
 	want := map[string]int{"list": 0, "show": 1, "hint": 1, "check": 2, "try": 1}
 	n, known := want[verb]
 	if !known {
-		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("unknown exercise command %q", verb), nil)
+		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("unknown exercise command %q%s", verb, suggest(verb, "list", "show", "try", "check", "hint")), nil)
 	}
 	if len(rest) != n {
 		return usageError(env, "exercise", exerciseUsage, fmt.Errorf("%s takes %d argument(s)", verb, n), nil)

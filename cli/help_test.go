@@ -72,3 +72,13 @@ func TestMessagesSayGoRun(t *testing.T) {
 		t.Errorf("help:\n%s", r.stdout)
 	}
 }
+
+// TestUnknownSubVerbSuggests: lab and exercise suggest their own verbs.
+func TestUnknownSubVerbSuggests(t *testing.T) {
+	if r := run(t, &Env{}, "lab", "rnu"); r.status != 2 || !strings.Contains(r.stderr, `unknown lab command "rnu" (did you mean run?)`) {
+		t.Errorf("%+v", r)
+	}
+	if r := run(t, &Env{}, "exercise", "chek"); r.status != 2 || !strings.Contains(r.stderr, `(did you mean check?)`) {
+		t.Errorf("%+v", r)
+	}
+}

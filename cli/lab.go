@@ -90,7 +90,7 @@ func runLab(env *Env, args []string) int {
 		}
 		return labStep(env, cat, l, a.from, newExecutorWith(env, a.settings, a.sandboxed()))
 	default:
-		return usageError(env, "lab", labUsage, fmt.Errorf("unknown lab command %q", verb), nil)
+		return usageError(env, "lab", labUsage, fmt.Errorf("unknown lab command %q%s", verb, suggest(verb, "list", "run", "step", "chapters")), nil)
 	}
 }
 

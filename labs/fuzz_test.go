@@ -1,7 +1,9 @@
 package labs
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +73,7 @@ func FuzzRewrite(f *testing.F) {
 func FuzzParseExercise(f *testing.F) {
 	f.Add([]byte("# title: T\n# chapter: 1\n# goal: g\n#   more\n# hint: h\n\nsetup:\nset x 1\n\nchecks:\ncheck x == 1\n"))
 	f.Add([]byte("# title: T\n# chapter: 1\n# goal: g\nchecks:\n"))
+	f.Add([]byte("# title: T\n# chapter: 1\n# goal: g\n\nchecks:\ncheck a == 1\n# hint: h\n#   more\n# note\ncheck b == 2\n# hint: two\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := ParseExercise("labs/01-a/01-f.exercise", src)
 		if err != nil {
@@ -78,6 +81,51 @@ func FuzzParseExercise(f *testing.F) {
 		}
 		if e.Title == "" || e.Goal == "" || len(e.Checks) == 0 {
 			t.Fatalf("incomplete exercise parsed: %+v", e)
+		}
+		for i := -1; i <= len(e.Checks); i++ {
+			if h := e.HintFor(i); h != "" && !slices.Contains(e.CheckHints, h) {
+				t.Fatalf("check %d has a hint that is not among the check hints: %q", i, h)
+			}
+		}
+	})
+}
+
+// FuzzParseExerciseText: a translation either parses with a title and a
+// goal, or is refused; it never panics.
+func FuzzParseExerciseText(f *testing.F) {
+	f.Add([]byte("# title: 题\n# goal: 目标\n#   续\n# hint: 一\n# check-hint: 二\n#   三\n"))
+	f.Add([]byte("# title: t\n# goal: g\ncheck x\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		tr, err := ParseExerciseText("x.exercise.zh", Chinese, src)
+		if err != nil {
+			return
+		}
+		if tr.Title == "" || tr.Goal == "" {
+			t.Fatalf("incomplete translation parsed: %+v", tr)
+		}
+	})
+}
+
+// FuzzProgress: whatever the progress file holds, it is read or refused
+// with a line number, and what is read writes back to a file that reads
+// the same.
+func FuzzProgress(f *testing.F) {
+	f.Add([]byte("# c\n01-01 set-x solved hints=1\nread 01\nlab 01-02 escapes done\nquiz 01 q1 correct tries=2\n"))
+	f.Add([]byte("read\nlab x\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p := &Progress{Path: "progress"}
+		if err := p.parse(src); err != nil {
+			if !strings.HasPrefix(err.Error(), "progress:") {
+				t.Fatalf("error without its position: %v", err)
+			}
+			return
+		}
+		again := &Progress{Path: "progress"}
+		if err := again.parse(p.Bytes()); err != nil {
+			t.Fatalf("what was read does not read back: %v\n%s", err, p.Bytes())
+		}
+		if !bytes.Equal(again.Bytes(), p.Bytes()) {
+			t.Fatalf("read back differently:\n%s\n%s", p.Bytes(), again.Bytes())
 		}
 	})
 }

@@ -35,7 +35,9 @@ min.insync.replicas=2. Unnamed knobs take the spec's defaults, brokers
 single rule may be changed beside it (rules=kafka truncation=high-watermark);
 rules and rule knobs given to the session (repl --set rules=kafka) apply to
 every cluster it opens unless cluster open names them. help rules lists
-the rules.
+the rules. A fresh cluster open starts a history undo can rewind; one with
+dir= reaches outside the session (a directory it did not make), so it
+cannot be undone, and undo and fork cannot go back past it.
 
 ` + configNamesDetail(),
 			Keys: append([]Param{{Name: "dir"}, {Name: "brokers"}}, configKeyParams()...),

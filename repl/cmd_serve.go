@@ -33,7 +33,11 @@ The REPL's clock is manual, so nothing replicates behind your back: an
 acks=all produce request whose ISR has more than the leader answers at
 once REQUEST_TIMED_OUT ("not acknowledged yet"); the record stays in the
 leader's log, and replicate commits it (its ack resolves there). Only
-127.0.0.1, localhost and [::1] are served.`,
+127.0.0.1, localhost and [::1] are served.
+
+serve start reaches outside the session: clients change the cluster in
+ways the history does not hold, so it cannot be undone, and undo, fork
+and record cannot go back past it.`,
 	Chapter: 10,
 	Group:   "JSON/TCP adapter",
 	Default: "status",
@@ -79,6 +83,8 @@ text is never split into words: quotes, # and = are part of it.
 ADDR is HOST:PORT with HOST 127.0.0.1, localhost or [::1]; a first word
 of any other shape is part of the request. A response with "ok":false
 fails the command: the line is printed, then error: CODE: message.
+remote reaches outside the session: it cannot be undone, and undo and
+fork cannot go back past it.
 
 When the server closes the connection itself (after FRAME_TOO_LARGE, or
 without answering), remote prints (connection closed by server). To

@@ -28,6 +28,9 @@ func (s *Session) Prompt() string {
 // commands do not end the session. It returns the process exit status (0).
 func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 	fmt.Fprintf(out, "MiniKafka Lab: %s. Type help, or Ctrl-D to leave.\n", s.describeStart())
+	if s.opts.Content != nil {
+		fmt.Fprintln(out, "New here? `read 1` starts the course; `progress` shows where you are and what comes next.")
+	}
 	if len(s.opened.Replicas) > 0 || s.opened.Coordination.Journal.Exists { // --data of an existing cluster: say what recovery did
 		_ = newClusterOpened(s, "open", s.opened).writeText(out, s.st)
 		s.writeEvents(out, s.takeEvents())

@@ -68,3 +68,18 @@ func TestWalkthrough(t *testing.T) {
 		t.Errorf("%s is stale (go test ./repl -update, then review the diff):\n%s", golden, lineDiff(string(want), got))
 	}
 }
+
+// TestQuizInsideTheREPL: quiz N reads the answers from the session's next
+// lines, records them and names the next step.
+func TestQuizInsideTheREPL(t *testing.T) {
+	progress := filepath.Join(t.TempDir(), "progress")
+	s := newTestSession(t, Options{Content: os.DirFS(".."), ProgressPath: progress})
+	var out bytes.Buffer
+	RunScript(s, strings.NewReader("quiz 1\nz\n\nq\nquiz\n"), &out, ScriptOptions{KeepGoing: true})
+	got := out.String()
+	for _, want := range []string{"Question 1/5", "answer> z\n", "answer> q\n", "Score: 0 of 1 answered correctly (5 questions).", "0/5 correct, 1 wrong", "Next: `read 1`", "Quizzes (answer one with `quiz N`):"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the quiz lacks %q:\n%s", want, got)
+		}
+	}
+}

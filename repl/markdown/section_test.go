@@ -21,3 +21,19 @@ func TestSection(t *testing.T) {
 		t.Errorf("3: %v", err)
 	}
 }
+
+// FuzzSection: picking a section of any text never panics, and what it
+// returns starts with the text's title (or nothing) and one ## heading.
+func FuzzSection(f *testing.F) {
+	f.Add([]byte("# T\n\n## A\n\na\n\n```\n## no\n```\n## B\nb\n"), "2")
+	f.Add([]byte("## only\n"), "only")
+	f.Fuzz(func(t *testing.T, src []byte, which string) {
+		got, err := Section(src, which)
+		if err != nil {
+			return
+		}
+		if !strings.Contains(string(got), "\n## ") && !strings.HasPrefix(string(got), "## ") {
+			t.Fatalf("no section heading in %q", got)
+		}
+	})
+}
