@@ -128,7 +128,8 @@ func exerciseTry(env *Env, a *materialArgs, e *labs.Exercise) int {
 	}
 	opts.Lang = language(env, a)
 	opts.Sandboxed = a.sandboxed()
-	return runSession(env, "exercise", opts, true, "exercise try "+e.ID)
+	opts.Startup = []string{"exercise try " + e.ID}
+	return runSession(env, "exercise", opts, true)
 }
 
 // watchEvery is how often --watch looks at the attempt's file.

@@ -66,14 +66,13 @@ func runRepl(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka repl: %v\n", err)
 		return 2
 	}
-	return runSession(env, "repl", opts, f.keepGoing, "")
+	return runSession(env, "repl", opts, f.keepGoing)
 }
 
 // runSession runs a REPL session with opts: interactive on a terminal,
-// else the script on stdin; first, when set, runs before anything is read
-// (minikafka exercise try starts with exercise try ID). name is the
-// subcommand, for messages.
-func runSession(env *Env, name string, opts repl.Options, keepGoing bool, first string) int {
+// else the script on stdin (opts.Startup runs first either way). name is
+// the subcommand, for messages.
+func runSession(env *Env, name string, opts repl.Options, keepGoing bool) int {
 	sigs := notifyShutdown()
 	defer sigs.release()
 	s, err := repl.NewSession(opts)
@@ -87,12 +86,8 @@ func runSession(env *Env, name string, opts repl.Options, keepGoing bool, first 
 		}
 	}
 	out := &stopOnWriteError{w: env.Stdout, st: sigs}
-	status := 0
-	if first != "" && s.Exec(out, first) != nil {
-		status = 1
-	}
+	var status int
 	switch {
-	case status != 0:
 	case env.StdinIsTerminal:
 		status = interactive(env, s, out, sigs)
 	default:

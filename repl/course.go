@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -89,12 +90,19 @@ func courseError(a *Args, err error) error {
 }
 
 // text is a command's text output, for the course commands: they print
-// through the material's own renderers.
+// through the material's own renderers. In JSON it is {"text": "..."}.
 type text string
 
 func (t text) writeText(w io.Writer, _ *style) error {
 	_, err := io.WriteString(w, string(t))
 	return err
+}
+
+// MarshalJSON writes the text as an object's only field.
+func (t text) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Text string `json:"text"`
+	}{string(t)})
 }
 
 var readCommand = &Command{
@@ -171,19 +179,21 @@ func runRead(s *Session, w io.Writer, a *Args) error {
 	if err := markdown.Render(&page, src, markdown.Options{Color: s.st.on, Width: min(s.width(), 100)}); err != nil {
 		return kerr.Wrap(kerr.Internal, err, "rendering %s", ch.Path)
 	}
-	if s.opts.Page == nil || !s.opts.Page(page.Bytes()) {
-		if _, err := w.Write(page.Bytes()); err != nil {
-			return err
-		}
+	var out strings.Builder
+	if s.format == FormatJSON || s.opts.Page == nil || !s.opts.Page(page.Bytes()) {
+		out.Write(page.Bytes())
 	}
 	if whole {
 		en, _ := c.cat.Chapter(strconv.Itoa(ch.Number))
 		c.progress.MarkRead(en.Number)
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, c.cat.NextLine(c.progress, lang, msg))
-		return c.save()
+		if next := c.cat.NextLine(c.progress, lang, msg); next != "" {
+			fmt.Fprintf(&out, "\n%s\n", next)
+		}
+		if err := c.save(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return s.emit(w, text(out.String()))
 }
 
 var labCommand = &Command{

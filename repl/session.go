@@ -51,6 +51,9 @@ type Options struct {
 	// Page shows a long text (a chapter) through a pager and reports
 	// whether it did; nil prints it.
 	Page func(text []byte) bool
+	// Startup are commands RunInteractive and RunScript run first, shown
+	// as if typed (minikafka exercise try ID starts with exercise try ID).
+	Startup []string
 }
 
 // Session is one learner's REPL session: it owns one cluster and executes

@@ -37,6 +37,10 @@ func RunInteractive(s *Session, ed LineEditor, out io.Writer) int {
 	}
 	s.input = ed
 	defer func() { s.input = nil }()
+	for _, line := range s.opts.Startup {
+		fmt.Fprintf(out, "%s%s\n", s.Prompt(), line)
+		_ = s.Exec(out, line)
+	}
 	for !s.Exited() && !s.Stopped() {
 		stop := s.printWhileIdle(ed)
 		line, err := ed.ReadLine(s.Prompt())
@@ -127,6 +131,17 @@ func RunScript(s *Session, in io.Reader, out io.Writer, opts ScriptOptions) int 
 		defer func() { s.input = nil }()
 	}
 	status := 0
+	for _, line := range s.opts.Startup {
+		if s.format == FormatText {
+			fmt.Fprintf(out, "> %s\n", line)
+		}
+		if err := s.Exec(out, line); err != nil {
+			status = 1
+			if !opts.KeepGoing {
+				return status
+			}
+		}
+	}
 	for !s.Stopped() {
 		line, err := lr.next()
 		if err == io.EOF {

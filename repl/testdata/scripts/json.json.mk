@@ -20,3 +20,11 @@ show events-0
 config set segment.bytes=1000
 nosuch
 help produce
+# The learner's loop in JSON: concepts, the course, undo and fork.
+help hw
+read 1 summary
+progress
+undo
+fork what-if
+fork list
+history
