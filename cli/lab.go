@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/minikafka-lab/minikafka/labs"
 	"github.com/minikafka-lab/minikafka/repl"
@@ -111,9 +112,25 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 		status = 1
 	}
 	list := cat.Labs
+	sandboxed := a.sandboxed()
 	if !a.all {
 		list = nil
 		for _, id := range ids {
+			if strings.HasSuffix(id, ".lab") {
+				// A lab file given by its path (one recorded with record
+				// start, say) is material the program did not bring.
+				src, err := os.ReadFile(id)
+				if err == nil {
+					var l *labs.Lab
+					if l, err = labs.ParseLab(filepath.ToSlash(id), src); err == nil {
+						list = append(list, l)
+						sandboxed = sandboxed || !a.trust
+						continue
+					}
+				}
+				fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
+				return 1
+			}
 			l, err := cat.Lab(id)
 			if err != nil {
 				fmt.Fprintf(env.Stderr, "minikafka lab: %v\n", err)
@@ -123,7 +140,7 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 		}
 	}
 	opt := labs.RunOptions{Rewrite: a.rewrite, Write: writeLab}
-	if labs.RunLabs(env.Stdout, list, newExecutorWith(env, a.settings, a.sandboxed()), opt) > 0 {
+	if labs.RunLabs(env.Stdout, list, newExecutorWith(env, a.settings, sandboxed), opt) > 0 {
 		status = 1
 	}
 	return status

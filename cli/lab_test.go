@@ -213,3 +213,20 @@ func TestLabRunSetRules(t *testing.T) {
 		}
 	}
 }
+
+// TestLabRunFile: lab run takes a lab file by its path (a recorded lab).
+func TestLabRunFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "01-mine.lab")
+	src := "# title: Mine\n# chapter: 1\n\ntopic create t\n----\nCreated topic t.\n\ncheck t-0 leo == 0\n----\nok\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, &Env{Content: os.DirFS("..")}, "lab", "run", path)
+	if r.status != 0 || !strings.Contains(r.stdout, "✓ mine (2 steps)") {
+		t.Errorf("%+v", r)
+	}
+	if r := run(t, &Env{Content: os.DirFS("..")}, "lab", "run", filepath.Join(dir, "none.lab")); r.status != 1 {
+		t.Errorf("a missing file: %+v", r)
+	}
+}

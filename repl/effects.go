@@ -111,6 +111,18 @@ var commandEffects = map[string]Effect{
 	"remote":       EffectOutside,
 	// dispatch serves one request in process: deterministic, replayable.
 	"dispatch": EffectChange,
+	// The Kafka listener lets real clients change the cluster, and kclient
+	// is such a client, over TCP.
+	"kafka listen":    EffectOutside,
+	"kafka stop":      EffectSession,
+	"kafka status":    EffectSession,
+	"kclient produce": EffectOutside,
+	"kclient consume": EffectOutside,
+	"kclient join":    EffectOutside,
+	"kclient poll":    EffectOutside,
+	"kclient commit":  EffectOutside,
+	"kclient leave":   EffectOutside,
+	"kclient list":    EffectSession,
 
 	"offsets": EffectRead,
 	"show":    EffectRead,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // rewinder rebuilds the world a branch's steps lead to, on a fresh
@@ -56,9 +57,22 @@ func (replayRewinder) rebuild(s *Session, what string, steps []step) (*world, er
 
 // replaySession is a fresh session for a replay: the session's options,
 // without colour, in text, on a temporary directory.
+//
+// The replay does not fsync: the engine keeps its own record of what was
+// synced (the storage page-cache model), so its state is the same without
+// it, and a replayed world lives in a temporary directory that no process
+// crash can leave behind worth keeping. A group commit or a transaction
+// costs a few milliseconds of fsync on a disk; replays of a long session
+// would spend most of their time there.
 func (s *Session) replaySession() (*Session, error) {
 	opts := s.opts
 	opts.Color, opts.Format, opts.DataDir, opts.Width = false, FormatText, "", nil
+	opts.Startup = nil
+	base := opts.FS
+	if base == nil {
+		base = vfs.OS
+	}
+	opts.FS = vfs.NoSync(base)
 	return openSession(opts)
 }
 
@@ -197,6 +211,12 @@ func runUndo(s *Session, w io.Writer, a *Args) error {
 // canRewind refuses undo and fork while the session serves JSON/TCP:
 // requests from outside change the cluster between commands.
 func (s *Session) canRewind(what string) error {
+	if s.kafka != nil {
+		return &hintedError{
+			err:  kerr.New(kerr.IllegalState, "%s: the session listens for Kafka clients, and clients outside it change the cluster between commands", what),
+			hint: "`kafka stop` first (undo and fork still cannot go back past kafka listen)",
+		}
+	}
 	if s.server != nil {
 		return &hintedError{
 			err:  kerr.New(kerr.IllegalState, "%s: the session serves JSON/TCP, and clients outside it change the cluster between commands", what),

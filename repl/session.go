@@ -510,7 +510,10 @@ func (s *Session) report(w io.Writer, text string, cmd *Command, err error, even
 	for i := range parts {
 		parts[i].msg = s.relativePaths(parts[i].msg)
 	}
-	if parts[0].hint == "" || strings.HasPrefix(stateHint, "did you mean") {
+	switch {
+	case strings.HasPrefix(stateHint, "did you mean"): // a name close to the one typed
+		parts[0].hint = withKafkaName(stateHint, kerr.Code(parts[0].code))
+	case parts[0].hint == "":
 		parts[0].hint = stateHint
 	}
 	for i := range parts {

@@ -39,7 +39,7 @@ func TestWalkthrough(t *testing.T) {
 		"✓ Solved: all 8 checks pass.",                                            // the exercise
 		"Next: `lab step 01-02` (Offset 0 twice: why an offset is not an identity)\n> progress",
 		"   1  1. Meet MiniKafka                       ✓     1/4    1/4",
-		"Chapters read 1/10, labs completed 1/55, exercises solved 1/40",
+		"Chapters read 1/", "labs completed 1/", "exercises solved 1/",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the walkthrough lacks %q", want)
