@@ -68,6 +68,7 @@ type Cluster struct {
 	env       *replication.Env
 	events    *replication.EventLog
 	ids       *replication.IDSource
+	dispatch  *replication.Dispatcher // runs the listeners on this cluster's promises (listeners.go)
 
 	state    LifecycleState
 	terminal error // set by a failed flush cycle; every guarded call returns it
@@ -84,8 +85,11 @@ type Cluster struct {
 	identities  *producer.IdentityStore
 	producers   []*producer.Producer
 	partitioner *producer.Partitioner
-	txns        Transactions
-	coord       *coordination // consumer groups, offsets and transactions (groups.go)
+	// keyless maps the id of each pending ack of a keyless Produce to what
+	// moves the sticky partition once it is done (listeners.go).
+	keyless map[int64]keylessWait
+	txns    Transactions
+	coord   *coordination // consumer groups, offsets and transactions (groups.go)
 	// diskFailures are log directory failures not applied yet (logdir.go).
 	diskFailures []diskFailure
 	// unlock releases the data directory's lock (vfs.Lock); Close and
@@ -182,7 +186,8 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		txns:      noTransactions{},
 	}
 	c.applySettings()
-	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings, DiskFailed: c.noteDiskFailure}
+	c.listen()
+	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings, DiskFailed: c.noteDiskFailure, Dispatch: c.dispatch}
 	c.partitioner = producer.NewPartitionerWith(c.psettings)
 	c.partitioner.Available = c.availablePartitions
 	for _, b := range cfg.BrokerIDs {

@@ -27,7 +27,10 @@
 // Waiting is a value: an acks=all append returns a pending Ack, a producer
 // send a pending Future. They are single-threaded promises with small ids,
 // settled by a later step (a fetch round, a promotion, a close) and with
-// synchronous continuations.
+// synchronous continuations. The continuations are plain data
+// (replication.Listener: a kind, an owner id, a reference) that the
+// cluster's dispatcher runs, never closures, so a snapshot of the cluster
+// (Snapshot, Restore) copies them and a restored cluster owns its waiters.
 //
 // # MiniKafka is not Kafka
 //

@@ -59,7 +59,8 @@ func (c *Cluster) openCoordination(report *OpenReport) error {
 	if err != nil {
 		return err
 	}
-	layer := &txnLayer{c: c, m: m, indexes: map[TopicPartition]*leaderIndex{}, begun: map[string]uint64{}}
+	layer := &txnLayer{c: c, m: m, indexes: map[TopicPartition]*leaderIndex{}, begun: map[string]uint64{},
+		pending: map[int64]*TxnCompletion{}}
 	c.coord = &coordination{offsets: offsets, groups: groups, txns: layer, consumerCount: highestMemberNumber(groups)}
 	c.txns = layer
 	report.Coordination.Journal = jrep

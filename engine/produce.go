@@ -45,11 +45,7 @@ func (c *Cluster) Produce(topicName string, partition int32, r record.Record, ac
 		// Kafka's sticky partitioner counts the bytes added to the
 		// partition; the batch is sent at once.
 		c.partitioner.Appended(topicName, count, partition, producer.EstimateSize(r), producer.DefaultOptions().BatchSize, true)
-		ack.OnSettle(func() {
-			if ack.State() == Done {
-				c.partitioner.OnBatchClosed(topicName, count, partition)
-			}
-		})
+		c.awaitKeyless(ack, count)
 	}
 	return ack, nil
 }
@@ -208,7 +204,7 @@ func (c *Cluster) NewProducer(opts producer.Options) (*producer.Producer, error)
 			}
 		}
 	}
-	p, err := producer.New(producer.Env{Cluster: producerPort{c}, Clock: c.clock, IDs: c.ids, Events: c.events, Settings: c.psettings}, opts, id)
+	p, err := producer.New(c.producerEnv(int64(len(c.producers)+1)), opts, id)
 	if err != nil {
 		return nil, err
 	}

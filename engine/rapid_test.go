@@ -23,6 +23,7 @@ type replicationModel struct {
 	tps    []engine.TopicPartition
 	minISR int
 	next   int
+	acks   []promisedAck // promised writes waiting for their acknowledgement
 	mon    invariant.Monitor
 	cfg    engine.Config
 }
@@ -122,11 +123,31 @@ func (m *replicationModel) produce(t *rapid.T) {
 	if err != nil || !invariant.Promised(acks, m.minISR) {
 		return
 	}
-	ack.OnSettle(func() {
-		if ack.State() == engine.Done {
-			m.mon.Acknowledged(p, ack.Value().BaseOffset, record.Record{Value: []byte(value)})
+	m.acks = append(m.acks, promisedAck{ack: ack, tp: p, value: value})
+}
+
+// promisedAck is an acks=all write the engine promises to keep once its
+// acknowledgement is done.
+type promisedAck struct {
+	ack   *engine.Ack
+	tp    engine.TopicPartition
+	value string
+}
+
+// settleAcks tells the monitor about the promised writes acknowledged since
+// the last call. It runs after every step, before anything is checked, so
+// a write acknowledged and lost within one step is caught.
+func (m *replicationModel) settleAcks() {
+	keep := m.acks[:0]
+	for _, a := range m.acks {
+		switch a.ack.State() {
+		case engine.Pending:
+			keep = append(keep, a)
+		case engine.Done:
+			m.mon.Acknowledged(a.tp, a.ack.Value().BaseOffset, record.Record{Value: []byte(a.value)})
 		}
-	})
+	}
+	m.acks = keep
 }
 
 func (m *replicationModel) replicate(t *rapid.T) {
@@ -178,6 +199,7 @@ func (m *replicationModel) rejoin(t *rapid.T) {
 // records, records only its followers hold are given up (only
 // RestartBroker elects a replica that has them).
 func (m *replicationModel) reopen(t *rapid.T) {
+	m.settleAcks()
 	if rapid.Bool().Draw(t, "crash") {
 		m.c.Crash()
 	} else if err := m.c.Close(); err != nil {
@@ -211,6 +233,7 @@ func (m *replicationModel) compact(t *rapid.T) {
 }
 
 func (m *replicationModel) check(t *rapid.T) {
+	m.settleAcks()
 	m.mon.Events(m.c.TakeEvents())
 	if vs := m.mon.Observe(m.c); len(vs) > 0 {
 		t.Fatalf("invariants broken:\n%s", violations(vs))

@@ -35,6 +35,9 @@ type txnLayer struct {
 	// opened: the instance a completion belongs to (a TxnCompletion of an
 	// earlier instance must not complete a later one).
 	begun map[string]uint64
+	// pending holds the completions whose markers are not all settled, by
+	// id: the owners of the markers' listeners (markerSettled).
+	pending map[int64]*TxnCompletion
 }
 
 type leaderIndex struct {
@@ -387,7 +390,9 @@ type TxnCompletion struct {
 	// Acks are the markers' acknowledgements, in partition order.
 	Acks []*Ack
 
-	instance uint64 // txnLayer.begun[ID] when the attempt started
+	instance  uint64           // txnLayer.begun[ID] when the attempt started
+	markers   []TopicPartition // the partitions of this attempt's markers, in partition order
+	remaining int              // markers not acknowledged yet
 }
 
 // CommitTransaction commits transaction id (§12.3, two-phase): it journals
@@ -506,47 +511,67 @@ func (c *Cluster) writeMarkers(id string, outcome record.ControlType, steps []ma
 		}
 		h.Acks = append(h.Acks, ack)
 	}
-	remaining := len(h.Acks)
-	finish := func() {
-		if h.Settled() {
-			return
-		}
-		res := TransactionResult{ID: id, State: completeState(outcome), Markers: parts}
-		if c.finishedBefore(h) {
-			// An earlier attempt's markers completed this instance: it
-			// completed once, and said so then.
-			h.Resolve(res)
-			return
-		}
-		if err := c.completeTransaction(id, outcome); err != nil {
-			c.failCompletion(h, err)
-			return
-		}
-		res.State, _ = c.txnState(id)
-		c.events.Emit(TransactionCompleted{ID: id, State: res.State, Markers: parts})
-		h.Resolve(res)
-	}
-	for _, ack := range h.Acks {
-		ack.OnSettle(func() {
-			switch ack.State() {
-			case Done:
-				remaining--
-				if remaining == 0 {
-					finish()
-				}
-			case Failed:
-				c.failCompletion(h, fmt.Errorf("%s marker for %s: %w", outcome, ack.TP, ack.Err()))
-			default:
-				if !h.Settled() {
-					h.Cancel()
-				}
-			}
-		})
-	}
+	h.markers, h.remaining = parts, len(h.Acks)
 	if len(h.Acks) == 0 {
-		finish()
+		c.finishCompletion(h)
+		return h
+	}
+	c.coord.txns.pending[h.Promise.ID()] = h
+	for i, ack := range h.Acks {
+		ack.Listen(c.dispatch, replication.Listener{Kind: replication.ListenMarker, Owner: h.Promise.ID(), Ref: int64(i)})
 	}
 	return h
+}
+
+// markerSettled is the continuation of a marker's acknowledgement
+// (replication.ListenMarker): the completion it belongs to finishes when
+// its last marker is done, fails when one fails, and is cancelled when one
+// is cancelled (a cluster crash). A completion that has settled already
+// ignores the rest of its markers.
+func (c *Cluster) markerSettled(l replication.Listener) {
+	if c.coord == nil {
+		return
+	}
+	h := c.coord.txns.pending[l.Owner]
+	if h == nil {
+		return
+	}
+	ack := h.Acks[l.Ref]
+	switch ack.State() {
+	case Done:
+		h.remaining--
+		if h.remaining == 0 {
+			c.finishCompletion(h)
+		}
+	case Failed:
+		c.failCompletion(h, fmt.Errorf("%s marker for %s: %w", h.Outcome, ack.TP, ack.Err()))
+	default:
+		delete(c.coord.txns.pending, h.Promise.ID())
+		h.Cancel()
+	}
+}
+
+// finishCompletion completes h's transaction once every marker is
+// acknowledged, and settles h.
+func (c *Cluster) finishCompletion(h *TxnCompletion) {
+	if h.Settled() {
+		return
+	}
+	delete(c.coord.txns.pending, h.Promise.ID())
+	res := TransactionResult{ID: h.ID, State: completeState(h.Outcome), Markers: h.markers}
+	if c.finishedBefore(h) {
+		// An earlier attempt's markers completed this instance: it
+		// completed once, and said so then.
+		h.Resolve(res)
+		return
+	}
+	if err := c.completeTransaction(h.ID, h.Outcome); err != nil {
+		c.failCompletion(h, err)
+		return
+	}
+	res.State, _ = c.txnState(h.ID)
+	c.events.Emit(TransactionCompleted{ID: h.ID, State: res.State, Markers: h.markers})
+	h.Resolve(res)
 }
 
 // completeTransaction is the second phase of the current instance, which
@@ -587,6 +612,7 @@ func (c *Cluster) failCompletion(h *TxnCompletion, err error) {
 	if h.Settled() {
 		return
 	}
+	delete(c.coord.txns.pending, h.Promise.ID())
 	if c.finishedBefore(h) {
 		// A redundant marker of a retried attempt failed after an earlier
 		// attempt completed the transaction: nothing is left undone, and

@@ -70,6 +70,13 @@ type Env struct {
 	// Settings are the cluster's producer rules (the partitioner); nil
 	// means MiniKafka's.
 	Settings *Settings
+	// Dispatch runs the listeners the producer puts on its batches'
+	// acknowledgements; the cluster's handler of replication.ListenBatch
+	// finds the producer by Number and calls AckSettled.
+	Dispatch *replication.Dispatcher
+	// Number is the producer's number in its cluster (from 1), the owner
+	// its listeners name.
+	Number int64
 }
 
 // availability is what a cluster may also offer: the partitions of a topic
@@ -81,6 +88,14 @@ type availability interface {
 type inflight struct {
 	batch *record.Batch
 	ack   *replication.Ack
+}
+
+// awaiting is a batch whose acknowledgement the producer waits for: when
+// it settles, AckSettled settles the batch's record futures.
+type awaiting struct {
+	s    *sent
+	futs []*Future
+	ack  *replication.Ack
 }
 
 type sent struct {
@@ -109,6 +124,11 @@ type Producer struct {
 	recent  []*sent
 	pending []*Future
 	closed  bool
+
+	// awaiting holds, by batch number, the batches whose acknowledgement is
+	// pending; batches counts the batches sent (their numbers, from 1).
+	awaiting map[int64]*awaiting
+	batches  int64
 }
 
 // New builds a producer. opts must already be resolved (acks through
@@ -335,7 +355,29 @@ func (p *Producer) sendBack(s *sent, futs []*Future, reason string, retry bool, 
 	if !ack.Settled() && !retry {
 		p.inflight[s.tp] = append(p.inflight[s.tp], inflight{batch: s.batch, ack: ack})
 	}
-	ack.OnSettle(func() { p.settle(s, futs, ack, nil) })
+	if ack.Settled() {
+		p.settle(s, futs, ack, nil)
+		return
+	}
+	p.batches++
+	if p.awaiting == nil {
+		p.awaiting = map[int64]*awaiting{}
+	}
+	p.awaiting[p.batches] = &awaiting{s: s, futs: futs, ack: ack}
+	ack.Listen(p.env.Dispatch, replication.Listener{Kind: replication.ListenBatch, Owner: p.env.Number, Ref: p.batches})
+}
+
+// AckSettled settles the futures of the batch numbered batch, whose
+// acknowledgement has settled. The cluster's dispatcher calls it (a
+// replication.ListenBatch listener); a batch that is not waiting is
+// ignored.
+func (p *Producer) AckSettled(batch int64) {
+	a := p.awaiting[batch]
+	if a == nil {
+		return
+	}
+	delete(p.awaiting, batch)
+	p.settle(a.s, a.futs, a.ack, nil)
 }
 
 // settle completes a batch's futures from its ack (or fails them all with err).

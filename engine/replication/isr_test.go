@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -95,22 +96,32 @@ func TestParseAcks(t *testing.T) {
 	}
 }
 
-func TestPromiseSettlesOnceAndRunsContinuationsInOrder(t *testing.T) {
+func TestPromiseSettlesOnceAndRunsListenersInOrder(t *testing.T) {
 	var ids IDSource
 	p := NewPromise[int](ids.Next())
 	var order []string
-	p.OnSettle(func() { order = append(order, "a") })
-	p.OnSettle(func() { order = append(order, "b") })
-	if p.ID() != 1 || p.State() != Pending || p.Settled() {
+	d := &Dispatcher{}
+	d.Handle(ListenBatch, func(l Listener) { order = append(order, fmt.Sprintf("%d.%d", l.Owner, l.Ref)) })
+	p.Listen(d, Listener{Kind: ListenBatch, Owner: 1, Ref: 1})
+	p.Listen(d, Listener{Kind: ListenBatch, Owner: 2, Ref: 2})
+	if p.ID() != 1 || p.State() != Pending || p.Settled() || len(order) != 0 {
 		t.Fatal("fresh promise")
 	}
 	if !p.Resolve(7) || p.Resolve(8) || p.Fail(nil) || p.Cancel() {
 		t.Fatal("a promise settles exactly once")
 	}
-	p.OnSettle(func() { order = append(order, "c") })
-	if p.Value() != 7 || p.State() != Done || strings.Join(order, "") != "abc" {
+	p.Listen(d, Listener{Kind: ListenBatch, Owner: 3, Ref: 3})
+	if p.Value() != 7 || p.State() != Done || strings.Join(order, " ") != "1.1 2.2 3.3" {
 		t.Fatalf("value %d state %v order %v", p.Value(), p.State(), order)
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a listener kind without a handler did not panic")
+			}
+		}()
+		(&Dispatcher{}).Dispatch(Listener{Kind: ListenMarker})
+	}()
 	q := NewPromise[int](ids.Next())
 	q.Cancel()
 	if q.ID() != 2 || q.State() != Cancelled || q.State().String() != "cancelled" {

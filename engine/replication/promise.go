@@ -1,5 +1,7 @@
 package replication
 
+import "fmt"
+
 // HandleState is where a pending handle (an Ack or a producer's record future)
 // stands. A handle leaves Pending exactly once.
 type HandleState uint8
@@ -38,18 +40,76 @@ func (s *IDSource) Next() int64 {
 	return s.last
 }
 
+// ListenerKind says what a Listener does when its promise settles. The
+// kinds are the engine's continuations, one per kind of waiting: each is
+// handled by the cluster that owns the promise, through its Dispatcher.
+type ListenerKind uint8
+
+// The listener kinds.
+const (
+	// ListenKeyless: a keyless record's acknowledgement moves the
+	// cluster partitioner's sticky partition once it is done (engine,
+	// Produce). Ref is the ack's id.
+	ListenKeyless ListenerKind = iota + 1
+	// ListenBatch: a producer batch's acknowledgement settles the batch's
+	// record futures (engine/producer). Owner is the producer's number in
+	// its cluster, Ref the batch's number in its producer.
+	ListenBatch
+	// ListenMarker: a transaction marker's acknowledgement counts towards
+	// its commit or abort (engine, TxnCompletion). Owner is the
+	// completion's id, Ref the marker's position in its Acks.
+	ListenMarker
+
+	listenerKinds
+)
+
+// Listener is a continuation as plain data: what to do (Kind) for whom
+// (Owner) about what (Ref) when a promise settles. Unlike a closure it names
+// its owner by id, not by pointer, so a copy of the promise (a cluster
+// snapshot restored, engine.Restore) is heard by the copy of the owner: the
+// restored cluster's Dispatcher finds it by id.
+type Listener struct {
+	Kind  ListenerKind
+	Owner int64
+	Ref   int64
+}
+
+// Dispatcher runs listeners: one handler per kind, registered by the
+// cluster that owns the promises. Every cluster has its own, so a restored
+// cluster owns its waiters.
+type Dispatcher struct {
+	handlers [listenerKinds]func(Listener)
+}
+
+// Handle registers the handler of kind k, replacing an earlier one.
+func (d *Dispatcher) Handle(k ListenerKind, fn func(Listener)) {
+	d.handlers[k] = fn
+}
+
+// Dispatch runs l's handler. A kind without a handler is a bug in the
+// cluster's wiring, and panics.
+func (d *Dispatcher) Dispatch(l Listener) {
+	if int(l.Kind) >= len(d.handlers) || d.handlers[l.Kind] == nil {
+		panic(fmt.Sprintf("replication: no handler for listener kind %d", l.Kind))
+	}
+	d.handlers[l.Kind](l)
+}
+
 // Promise is a deterministic, single-threaded promise: nothing blocks, and a
 // later explicit step (a follower fetch, a promotion, a close) settles it.
-// Continuations registered with OnSettle run synchronously, in registration
+// Listeners registered with Listen run synchronously, in registration
 // order, at the moment the promise settles (or at once if it already has).
+// A settled promise never changes again, so copies of a cluster may share
+// it; a pending one is copied (clonePending).
 //
 // The zero value is not usable; create promises with NewPromise.
 type Promise[T any] struct {
-	id    int64
-	state HandleState
-	value T
-	err   error
-	then  []func()
+	id        int64
+	state     HandleState
+	value     T
+	err       error
+	listeners []Listener
+	d         *Dispatcher // the listeners' dispatcher, nil without listeners
 }
 
 // NewPromise returns a pending promise with the given id.
@@ -70,17 +130,22 @@ func (p *Promise[T]) Value() T { return p.value }
 // Err returns the failure when State is Failed, nil otherwise.
 func (p *Promise[T]) Err() error { return p.err }
 
-// OnSettle registers fn to run when the promise settles. If it already has,
-// fn runs now.
-func (p *Promise[T]) OnSettle(fn func()) {
+// Listen registers l, to be run by d when the promise settles. If it
+// already has, d runs l now. Every listener of one promise goes through
+// the same dispatcher (its cluster's): another one panics.
+func (p *Promise[T]) Listen(d *Dispatcher, l Listener) {
 	if p.state != Pending {
-		fn()
+		d.Dispatch(l)
 		return
 	}
-	p.then = append(p.then, fn)
+	if p.d != nil && p.d != d {
+		panic("replication: a promise's listeners belong to one dispatcher")
+	}
+	p.d = d
+	p.listeners = append(p.listeners, l)
 }
 
-// Resolve completes a pending promise with v and runs its continuations. It
+// Resolve completes a pending promise with v and runs its listeners. It
 // returns false (and does nothing) when the promise had already settled.
 func (p *Promise[T]) Resolve(v T) bool {
 	if p.state != Pending {
@@ -113,9 +178,9 @@ func (p *Promise[T]) Cancel() bool {
 }
 
 func (p *Promise[T]) run() {
-	then := p.then
-	p.then = nil
-	for _, fn := range then {
-		fn()
+	ls, d := p.listeners, p.d
+	p.listeners, p.d = nil, nil
+	for _, l := range ls {
+		d.Dispatch(l)
 	}
 }

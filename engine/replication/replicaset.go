@@ -25,7 +25,8 @@ type Settings struct {
 }
 
 // Env is what every replica set of one cluster shares: the clock, the event
-// log, the handle ids and the settings.
+// log, the handle ids, the settings and the dispatcher of the listeners on
+// its promises.
 type Env struct {
 	Clock    clock.Clock
 	Events   *EventLog
@@ -38,6 +39,7 @@ type Env struct {
 	// decides what a failed directory means (the engine takes the broker's
 	// replicas offline once the step is over).
 	DiskFailed func(broker int32, tp topic.Partition, err error)
+	Dispatch   *Dispatcher
 
 	// fetchBuf is the follower fetch's read buffer: a follower copies the
 	// leader's frames with AppendRaw before the next fetch reads, so one
