@@ -68,7 +68,6 @@ type Cluster struct {
 	env       *replication.Env
 	events    *replication.EventLog
 	ids       *replication.IDSource
-	dispatch  *replication.Dispatcher // runs the listeners on this cluster's promises (listeners.go)
 
 	state    LifecycleState
 	terminal error // set by a failed flush cycle; every guarded call returns it
@@ -186,8 +185,7 @@ func Open(cfg Config, clk clock.Clock) (*Cluster, OpenReport, error) {
 		txns:      noTransactions{},
 	}
 	c.applySettings()
-	c.listen()
-	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings, DiskFailed: c.noteDiskFailure, Dispatch: c.dispatch}
+	c.env = &replication.Env{Clock: clk, Events: c.events, IDs: c.ids, Settings: c.settings, DiskFailed: c.noteDiskFailure, Dispatch: c.dispatcher()}
 	c.partitioner = producer.NewPartitionerWith(c.psettings)
 	c.partitioner.Available = c.availablePartitions
 	for _, b := range cfg.BrokerIDs {

@@ -51,7 +51,7 @@ func (c *Cluster) openCoordination(report *OpenReport) error {
 		return err
 	}
 	groups, err := group.OpenCoordinator(fsys, filepath.Join(dir, group.GroupsFileName), c.clock,
-		c.topicPartitionCounts, func() int64 { return c.cfg.SessionTimeoutMs }, offsets)
+		c.topicPartitionCounts, c.sessionTimeoutMs, offsets)
 	if err != nil {
 		return err
 	}
@@ -98,6 +98,9 @@ func highestMemberNumber(g *group.Coordinator) int {
 	}
 	return high
 }
+
+// sessionTimeoutMs is the group coordinator's view of session.timeout.ms.
+func (c *Cluster) sessionTimeoutMs() int64 { return c.cfg.SessionTimeoutMs }
 
 // topicPartitionCounts is the group coordinator's view of the topics.
 func (c *Cluster) topicPartitionCounts() map[string]int32 { return maps.Clone(c.topics) }

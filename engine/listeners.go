@@ -16,19 +16,34 @@ import (
 // settles, in registration order, as closures did: event order is
 // unchanged.
 
-// listen creates the cluster's dispatcher and registers a handler for every
-// listener kind.
-func (c *Cluster) listen() {
-	c.dispatch = &replication.Dispatcher{}
-	c.dispatch.Handle(replication.ListenKeyless, c.keylessSettled)
-	c.dispatch.Handle(replication.ListenBatch, c.batchSettled)
-	c.dispatch.Handle(replication.ListenMarker, c.markerSettled)
+// listeners is the cluster seen as its promises' dispatcher (a
+// replication.Dispatcher): one per cluster, for free (a conversion, no
+// allocation), and a copy of the cluster is its own.
+type listeners Cluster
+
+// Dispatch runs l: it finds l's owner in the cluster by id. A kind the
+// cluster does not know is a bug in its wiring, and panics.
+func (ls *listeners) Dispatch(l replication.Listener) {
+	c := (*Cluster)(ls)
+	switch l.Kind {
+	case replication.ListenKeyless:
+		c.keylessSettled(l)
+	case replication.ListenBatch:
+		c.batchSettled(l)
+	case replication.ListenMarker:
+		c.markerSettled(l)
+	default:
+		panic(fmt.Sprintf("engine: no handler for listener kind %d", l.Kind))
+	}
 }
+
+// dispatcher is the cluster's dispatcher.
+func (c *Cluster) dispatcher() replication.Dispatcher { return (*listeners)(c) }
 
 // producerEnv is what the cluster lends the producer numbered n (its place
 // in c.producers, from 1): the number is the owner its listeners carry.
 func (c *Cluster) producerEnv(n int64) producer.Env {
-	return producer.Env{Cluster: producerPort{c}, Clock: c.clock, IDs: c.ids, Events: c.events, Settings: c.psettings, Dispatch: c.dispatch, Number: n}
+	return producer.Env{Cluster: producerPort{c}, Clock: c.clock, IDs: c.ids, Events: c.events, Settings: c.psettings, Dispatch: c.dispatcher(), Number: n}
 }
 
 // keylessWait is a keyless Produce waiting for its acknowledgement: once it
@@ -49,7 +64,7 @@ func (c *Cluster) awaitKeyless(ack *Ack, count int32) {
 		c.keyless = map[int64]keylessWait{}
 	}
 	c.keyless[ack.ID()] = keylessWait{ack: ack, count: count}
-	ack.Listen(c.dispatch, replication.Listener{Kind: replication.ListenKeyless, Ref: ack.ID()})
+	ack.Listen(c.dispatcher(), replication.Listener{Kind: replication.ListenKeyless, Ref: ack.ID()})
 }
 
 func (c *Cluster) keylessSettled(l replication.Listener) {

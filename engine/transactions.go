@@ -518,7 +518,7 @@ func (c *Cluster) writeMarkers(id string, outcome record.ControlType, steps []ma
 	}
 	c.coord.txns.pending[h.Promise.ID()] = h
 	for i, ack := range h.Acks {
-		ack.Listen(c.dispatch, replication.Listener{Kind: replication.ListenMarker, Owner: h.Promise.ID(), Ref: int64(i)})
+		ack.Listen(c.dispatcher(), replication.Listener{Kind: replication.ListenMarker, Owner: h.Promise.ID(), Ref: int64(i)})
 	}
 	return h
 }

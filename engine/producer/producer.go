@@ -73,7 +73,7 @@ type Env struct {
 	// Dispatch runs the listeners the producer puts on its batches'
 	// acknowledgements; the cluster's handler of replication.ListenBatch
 	// finds the producer by Number and calls AckSettled.
-	Dispatch *replication.Dispatcher
+	Dispatch replication.Dispatcher
 	// Number is the producer's number in its cluster (from 1), the owner
 	// its listeners name.
 	Number int64

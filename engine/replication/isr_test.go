@@ -96,31 +96,36 @@ func TestParseAcks(t *testing.T) {
 	}
 }
 
+// recorder is a Dispatcher that records the listeners it runs.
+type recorder struct{ order []string }
+
+func (r *recorder) Dispatch(l Listener) { r.order = append(r.order, fmt.Sprintf("%d.%d", l.Owner, l.Ref)) }
+
 func TestPromiseSettlesOnceAndRunsListenersInOrder(t *testing.T) {
 	var ids IDSource
 	p := NewPromise[int](ids.Next())
-	var order []string
-	d := &Dispatcher{}
-	d.Handle(ListenBatch, func(l Listener) { order = append(order, fmt.Sprintf("%d.%d", l.Owner, l.Ref)) })
+	d := &recorder{}
 	p.Listen(d, Listener{Kind: ListenBatch, Owner: 1, Ref: 1})
 	p.Listen(d, Listener{Kind: ListenBatch, Owner: 2, Ref: 2})
-	if p.ID() != 1 || p.State() != Pending || p.Settled() || len(order) != 0 {
+	if p.ID() != 1 || p.State() != Pending || p.Settled() || len(d.order) != 0 {
 		t.Fatal("fresh promise")
 	}
 	if !p.Resolve(7) || p.Resolve(8) || p.Fail(nil) || p.Cancel() {
 		t.Fatal("a promise settles exactly once")
 	}
 	p.Listen(d, Listener{Kind: ListenBatch, Owner: 3, Ref: 3})
-	if p.Value() != 7 || p.State() != Done || strings.Join(order, " ") != "1.1 2.2 3.3" {
-		t.Fatalf("value %d state %v order %v", p.Value(), p.State(), order)
+	if p.Value() != 7 || p.State() != Done || strings.Join(d.order, " ") != "1.1 2.2 3.3" {
+		t.Fatalf("value %d state %v order %v", p.Value(), p.State(), d.order)
 	}
 	func() {
 		defer func() {
 			if recover() == nil {
-				t.Error("a listener kind without a handler did not panic")
+				t.Error("listeners of two dispatchers on one promise did not panic")
 			}
 		}()
-		(&Dispatcher{}).Dispatch(Listener{Kind: ListenMarker})
+		q := NewPromise[int](99)
+		q.Listen(d, Listener{Kind: ListenBatch})
+		q.Listen(&recorder{}, Listener{Kind: ListenBatch})
 	}()
 	q := NewPromise[int](ids.Next())
 	q.Cancel()

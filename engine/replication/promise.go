@@ -1,7 +1,5 @@
 package replication
 
-import "fmt"
-
 // HandleState is where a pending handle (an Ack or a producer's record future)
 // stands. A handle leaves Pending exactly once.
 type HandleState uint8
@@ -45,7 +43,7 @@ func (s *IDSource) Next() int64 {
 // handled by the cluster that owns the promise, through its Dispatcher.
 type ListenerKind uint8
 
-// The listener kinds.
+// The listener kinds (0 is no kind).
 const (
 	// ListenKeyless: a keyless record's acknowledgement moves the
 	// cluster partitioner's sticky partition once it is done (engine,
@@ -59,8 +57,6 @@ const (
 	// its commit or abort (engine, TxnCompletion). Owner is the
 	// completion's id, Ref the marker's position in its Acks.
 	ListenMarker
-
-	listenerKinds
 )
 
 // Listener is a continuation as plain data: what to do (Kind) for whom
@@ -74,25 +70,13 @@ type Listener struct {
 	Ref   int64
 }
 
-// Dispatcher runs listeners: one handler per kind, registered by the
-// cluster that owns the promises. Every cluster has its own, so a restored
-// cluster owns its waiters.
-type Dispatcher struct {
-	handlers [listenerKinds]func(Listener)
-}
-
-// Handle registers the handler of kind k, replacing an earlier one.
-func (d *Dispatcher) Handle(k ListenerKind, fn func(Listener)) {
-	d.handlers[k] = fn
-}
-
-// Dispatch runs l's handler. A kind without a handler is a bug in the
-// cluster's wiring, and panics.
-func (d *Dispatcher) Dispatch(l Listener) {
-	if int(l.Kind) >= len(d.handlers) || d.handlers[l.Kind] == nil {
-		panic(fmt.Sprintf("replication: no handler for listener kind %d", l.Kind))
-	}
-	d.handlers[l.Kind](l)
+// Dispatcher runs listeners: the cluster that owns the promises finds each
+// listener's owner by id and runs what its kind says. Every cluster is its
+// own dispatcher, so a restored cluster owns its waiters. A Dispatcher must
+// be comparable (a pointer): Listen checks that a promise's listeners all
+// go to one.
+type Dispatcher interface {
+	Dispatch(Listener)
 }
 
 // Promise is a deterministic, single-threaded promise: nothing blocks, and a
@@ -109,7 +93,7 @@ type Promise[T any] struct {
 	value     T
 	err       error
 	listeners []Listener
-	d         *Dispatcher // the listeners' dispatcher, nil without listeners
+	d         Dispatcher // the listeners' dispatcher, nil without listeners
 }
 
 // NewPromise returns a pending promise with the given id.
@@ -133,7 +117,7 @@ func (p *Promise[T]) Err() error { return p.err }
 // Listen registers l, to be run by d when the promise settles. If it
 // already has, d runs l now. Every listener of one promise goes through
 // the same dispatcher (its cluster's): another one panics.
-func (p *Promise[T]) Listen(d *Dispatcher, l Listener) {
+func (p *Promise[T]) Listen(d Dispatcher, l Listener) {
 	if p.state != Pending {
 		d.Dispatch(l)
 		return

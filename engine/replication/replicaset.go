@@ -39,7 +39,7 @@ type Env struct {
 	// decides what a failed directory means (the engine takes the broker's
 	// replicas offline once the step is over).
 	DiskFailed func(broker int32, tp topic.Partition, err error)
-	Dispatch   *Dispatcher
+	Dispatch   Dispatcher
 
 	// fetchBuf is the follower fetch's read buffer: a follower copies the
 	// leader's frames with AppendRaw before the next fetch reads, so one

@@ -58,10 +58,13 @@ func (x *offsetIndex) floor(offset int64) int64 {
 	return x.entries[i-1].Position
 }
 
-// truncateTo keeps only the entries whose offset is < offset.
+// truncateTo keeps only the entries whose offset is < offset. The list's
+// capacity is clipped, so the next append moves it: an entry, once
+// written, is never written again, which lets copies of the log share the
+// list (Log.Clone).
 func (x *offsetIndex) truncateTo(offset int64) {
 	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].Offset >= offset })
-	x.entries = x.entries[:i]
+	x.entries = x.entries[:i:i]
 }
 
 // shouldIndex applies the index rule: a batch at position is indexed when the

@@ -114,6 +114,15 @@ func (m *Mem) ClearFaults() {
 	m.faults = nil
 }
 
+// FaultsInForce is the number of injected faults still in force. Clone
+// copies none of them: a copy of a cluster that relies on one would not
+// fail where the original does (engine.Cluster.Snapshot refuses it).
+func (m *Mem) FaultsInForce() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.faults)
+}
+
 func (m *Mem) drop(i *Injected) {
 	i.gone = true
 	m.faults = slices.DeleteFunc(m.faults, func(f *Injected) bool { return f == i })

@@ -1,0 +1,90 @@
+package producer
+
+import (
+	"maps"
+
+	"github.com/minikafka-lab/minikafka/engine/replication"
+	"github.com/minikafka-lab/minikafka/engine/topic"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
+)
+
+// Clone copies the producer into a copy of its cluster (engine.Cluster's
+// Snapshot and Restore): env is what the copy lends it (its number stays
+// the producer's), cp the copier of the cluster's state. Options, identity,
+// sticky partitions, buffered records, sequences, batches in flight and
+// waiting, and pending futures are copied; every pending future is copied
+// once, so the accumulator, the pending list and a waiting batch hold the
+// same copy, and every pending Ack through cp, so a waiting batch and the
+// replica set's waiter hold the same copy. Settled futures and the batches
+// sent (never changed after they are sent) are shared.
+func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
+	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(),
+		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last,
+		closed: p.closed, batches: p.batches}
+	futs := futureCopier{}
+	c.acc = p.acc.clone(futs)
+	c.inflight = make(map[topic.Partition][]inflight, len(p.inflight))
+	for tp, list := range p.inflight {
+		l := make([]inflight, len(list))
+		for i, in := range list {
+			l[i] = inflight{batch: in.batch, ack: cp.Ack(in.ack)}
+		}
+		c.inflight[tp] = l
+	}
+	if len(p.pending) > 0 {
+		c.pending = make([]*Future, len(p.pending))
+		for i, f := range p.pending {
+			c.pending[i] = futs.copy(f)
+		}
+	}
+	if len(p.awaiting) > 0 {
+		c.awaiting = make(map[int64]*awaiting, len(p.awaiting))
+		for n, a := range p.awaiting {
+			fs := make([]*Future, len(a.futs))
+			for i, f := range a.futs {
+				fs[i] = futs.copy(f)
+			}
+			c.awaiting[n] = &awaiting{s: a.s, futs: fs, ack: cp.Ack(a.ack)}
+		}
+	}
+	return c
+}
+
+// futureCopier copies each pending future once and shares settled ones.
+type futureCopier map[*Future]*Future
+
+func (fc futureCopier) copy(f *Future) *Future {
+	if f == nil || f.Settled() {
+		return f
+	}
+	if c, ok := fc[f]; ok {
+		return c
+	}
+	c := &Future{Promise: f.Promise.Clone(nil), TP: f.TP, Producer: f.Producer}
+	fc[f] = c
+	return c
+}
+
+// clone copies the accumulator; its entries' futures go through fc.
+func (a *Accumulator) clone(fc futureCopier) *Accumulator {
+	c := &Accumulator{batchSize: a.batchSize, lingerMs: a.lingerMs, maxBuffer: a.maxBuffer, total: a.total,
+		queues: make(map[topic.Partition]*queue, len(a.queues))}
+	for tp, q := range a.queues {
+		entries := make([]Entry, len(q.entries))
+		for i, e := range q.entries {
+			entries[i] = Entry{Record: e.Record, Future: fc.copy(e.Future), Size: e.Size}
+		}
+		c.queues[tp] = &queue{entries: entries, bytes: q.bytes, firstEnqueue: q.firstEnqueue}
+	}
+	return c
+}
+
+// Clone returns a copy of the partitioner: its sticky partitions.
+func (p *Partitioner) Clone() *Partitioner { return &Partitioner{sticky: maps.Clone(p.sticky)} }
+
+// Clone copies the identity store onto fsys, in dir (a copy of the store's
+// directory). The identity map is shared: Allocate replaces it, never
+// changes it in place.
+func (s *IdentityStore) Clone(fsys vfs.FS, dir string) *IdentityStore {
+	return &IdentityStore{fsys: fsys, dir: dir, ids: s.ids}
+}
