@@ -94,6 +94,13 @@ type Cluster struct {
 	// unlock releases the data directory's lock (vfs.Lock); Close and
 	// Crash call it once everything is closed.
 	unlock func() error
+
+	// attached names what keeps state about the cluster outside it
+	// (Attach), with attachIDs their detach ids; Snapshot refuses while
+	// any is. Never copied.
+	attached  []string
+	attachIDs []int64
+	attachSeq int64
 }
 
 // ReplicaRecovery is one replica's recovery at open or restart.

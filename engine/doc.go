@@ -90,4 +90,21 @@
 // marker. RunFlushCycle fsyncs every log; if it fails (FailNextFlush injects
 // a one-shot failure) the error becomes terminal and every guarded call
 // returns it.
+//
+// # Snapshots
+//
+// Cluster.Snapshot copies the whole state between two calls into an
+// immutable Snapshot: the data directory's files in a vfs.Mem (a clone in
+// O(files) for a cluster in memory, a copy of the directory for one on the
+// disk) and everything in memory, copied by each package's clone methods
+// (replication.Copier keeps an object reachable twice one object in the
+// copy; what never changes once made is shared). Restore gives an
+// independent running cluster on a fresh clone of those files, RestoreOn
+// one on a directory of any file system; each behaves as the original
+// would from the snapshot on: the same calls give the same events,
+// descriptions and file bytes. Producers, Consumers, Producer, Consumer,
+// Ack, Future and Completion find a restored cluster's producers,
+// consumers and pending handles again. Snapshot refuses what it cannot copy
+// faithfully: a cluster attached to an adapter (Attach), a clock that is
+// not manual, a file system with injected faults in force.
 package engine

@@ -89,6 +89,10 @@ type Server struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// detach ends the server's attachment to the cluster it serves
+	// (engine.Cluster.Attach: its parked produces are state the engine's
+	// snapshots cannot copy); nil for other backends.
+	detach func()
 }
 
 // Listen binds addr (host:port; port 0 lets the system choose) and starts
@@ -110,6 +114,9 @@ func Listen(addr string, b Backend, opts Options) (*Server, error) {
 		conns: map[net.Conn]struct{}{},
 	}
 	s.long = newLongLines(opts.MaxFrameBytes, s.quit)
+	if cb, ok := b.(*ClusterBackend); ok && cb.Cluster != nil {
+		s.detach = cb.Cluster.Attach("the JSON/TCP server on " + ln.Addr().String())
+	}
 	s.host = host.Start(b, host.Options[Backend]{
 		PumpEvery: opts.ReplicateEvery,
 		Pump:      Backend.Pump,
@@ -142,6 +149,9 @@ func (s *Server) Close() error {
 			_ = c.Close()
 		}
 		s.wg.Wait()
+		if s.detach != nil {
+			s.detach()
+		}
 	})
 	return s.closeErr
 }

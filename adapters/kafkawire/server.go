@@ -142,6 +142,13 @@ func Listen(opts Options) (*Server, error) {
 		},
 		Logf: opts.Logf,
 	})
+	// The cluster served is attached from the start (state.serve).
+	_ = s.host.Do(func(st *state) error {
+		if c := opts.Cluster(); c != nil {
+			st.serve(c)
+		}
+		return nil
+	})
 	for _, bl := range s.lns {
 		s.wg.Add(1)
 		go s.accept(bl)
@@ -205,6 +212,7 @@ func (s *Server) Close() error {
 			_ = c.Close()
 		}
 		s.wg.Wait()
+		s.st.unserve() // the owning goroutine has ended
 	})
 	return nil
 }

@@ -17,8 +17,12 @@ type state struct {
 	s      *Server
 	rounds *rounds
 	// served is the cluster the rounds belong to: a REPL that opens
-	// another cluster starts with no rounds.
+	// another cluster starts with no rounds. It is attached
+	// (engine.Cluster.Attach) while served: the rounds and parked requests
+	// are state outside it that its snapshots could not copy; detach ends
+	// that.
 	served *engine.Cluster
+	detach func()
 }
 
 func newState(s *Server) *state {
@@ -27,6 +31,23 @@ func newState(s *Server) *state {
 
 // cluster is the cluster being served now (nil when there is none).
 func (st *state) cluster() *engine.Cluster { return st.s.opts.Cluster() }
+
+// serve makes c the cluster served: rounds start afresh, and c is attached
+// instead of the cluster served before.
+func (st *state) serve(c *engine.Cluster) {
+	st.unserve()
+	st.rounds, st.served = newRounds(), c
+	st.detach = c.Attach("the Kafka wire listener")
+}
+
+// unserve detaches the cluster served (the server closes, or serves
+// another).
+func (st *state) unserve() {
+	if st.detach != nil {
+		st.detach()
+	}
+	st.served, st.detach = nil, nil
+}
 
 // afterJob runs after every request and Direct call.
 func (st *state) afterJob() {
@@ -59,7 +80,7 @@ func (st *state) handle(cn conn, req kmsg.Request, done func(reply)) {
 		return
 	}
 	if c != st.served {
-		st.rounds, st.served = newRounds(), c
+		st.serve(c)
 	}
 	if !brokerUp(c, cn.broker) {
 		st.trace(Event{Client: cn.clientID, Broker: cn.broker, API: apiName(req.Key()), Version: req.GetVersion(),

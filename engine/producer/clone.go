@@ -2,6 +2,7 @@ package producer
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/topic"
@@ -11,15 +12,20 @@ import (
 // Clone copies the producer into a copy of its cluster (engine.Cluster's
 // Snapshot and Restore): env is what the copy lends it (its number stays
 // the producer's), cp the copier of the cluster's state. Options, identity,
-// sticky partitions, buffered records, sequences, batches in flight and
-// waiting, and pending futures are copied; every pending future is copied
+// partitioner (bound to the copy's rules and partitions), buffered
+// records, sequences, the recent batches RetryBack resends, batches in
+// flight and waiting, and pending futures are copied; every pending future is copied
 // once, so the accumulator, the pending list and a waiting batch hold the
 // same copy, and every pending Ack through cp, so a waiting batch and the
 // replica set's waiter hold the same copy. Settled futures and the batches
 // sent (never changed after they are sent) are shared.
 func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
-	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(),
-		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last,
+	var available func(string, int32) []int32
+	if av, ok := env.Cluster.(availability); ok {
+		available = av.AvailablePartitions
+	}
+	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(env.Settings, available),
+		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last, recent: slices.Clone(p.recent),
 		closed: p.closed, batches: p.batches}
 	futs := futureCopier{}
 	c.acc = p.acc.clone(futs)
@@ -79,8 +85,19 @@ func (a *Accumulator) clone(fc futureCopier) *Accumulator {
 	return c
 }
 
-// Clone returns a copy of the partitioner: its sticky partitions.
-func (p *Partitioner) Clone() *Partitioner { return &Partitioner{sticky: maps.Clone(p.sticky)} }
+// Clone returns a copy of the partitioner for a copy of its cluster: the
+// same sticky partitions (both rules' state) and random generator. What
+// belongs to the copy is given: its rule settings and its view of the
+// partitions with a leader (nil for none).
+func (p *Partitioner) Clone(settings *Settings, available func(topic string, count int32) []int32) *Partitioner {
+	c := &Partitioner{settings: settings, sticky: maps.Clone(p.sticky), kafka: make(map[string]*stickyState, len(p.kafka)),
+		rng: p.rng, Available: available}
+	for topic, st := range p.kafka {
+		cp := *st // changed in place (Appended)
+		c.kafka[topic] = &cp
+	}
+	return c
+}
 
 // Clone copies the identity store onto fsys, in dir (a copy of the store's
 // directory). The identity map is shared: Allocate replaces it, never

@@ -99,7 +99,9 @@ func TestParseAcks(t *testing.T) {
 // recorder is a Dispatcher that records the listeners it runs.
 type recorder struct{ order []string }
 
-func (r *recorder) Dispatch(l Listener) { r.order = append(r.order, fmt.Sprintf("%d.%d", l.Owner, l.Ref)) }
+func (r *recorder) Dispatch(l Listener) {
+	r.order = append(r.order, fmt.Sprintf("%d.%d", l.Owner, l.Ref))
+}
 
 func TestPromiseSettlesOnceAndRunsListenersInOrder(t *testing.T) {
 	var ids IDSource
