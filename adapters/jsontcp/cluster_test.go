@@ -435,3 +435,24 @@ func TestClusterDispatchKeepsEventsWhenAsked(t *testing.T) {
 		t.Fatalf("a server backend left %d events", n)
 	}
 }
+
+// TestServerAttachesItsCluster: while the server serves a cluster, the
+// cluster refuses snapshots (the server's parked produces would be missing
+// from a copy); once it closes, they work.
+func TestServerAttachesItsCluster(t *testing.T) {
+	c := openCluster(t, 1, nil)
+	s, _ := serveCluster(t, c, Options{})
+	var snapErr error
+	if err := s.Direct(func(Backend) error { _, snapErr = c.Snapshot(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(snapErr, kerr.IllegalState) {
+		t.Fatalf("snapshot while serving: %v", snapErr)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Snapshot(); err != nil {
+		t.Fatalf("snapshot after the server closed: %v", err)
+	}
+}
