@@ -87,7 +87,8 @@ var cloneFields = map[string]struct {
 	"group.Coordinator":      {fields: []string{"clk", "topics=skip", "sessionTimeoutMs=skip", "offsets", "fsys=skip", "path", "groups"}},
 	"group.groupState":       {fields: []string{"generation", "state", "members", "assignment=shared", "clientAssigned"}},
 	"group.member":           {fields: []string{"subscriptions=shared", "deadlineMs"}},
-	"txn.Manager":            {fields: []string{"journal", "offsets", "txns=shared"}},
+	"txn.Manager":            {fields: []string{"journal", "offsets", "txns=shared", "finished"}},
+	"txn.finishedRun":        {byValue: true},
 	"txn.Journal":            {fields: []string{"fsys=skip", "path", "f=skip", "size"}},
 	"txn.Index":              {fields: []string{"next", "runs", "open", "closed"}},
 }
@@ -353,6 +354,13 @@ func richCluster(t *testing.T) *Cluster {
 	must(c.Advance(3))
 	ret(c.Replicate(nil, AllFollowers))
 	ret(c.Compact(t0, AllReplicas, 0))
+	// A transaction that finished and began again: the coordinator
+	// remembers the finished instance's runs.
+	must(c.BeginTransaction("x3"))
+	ret(c.TransactionSend("x3", "t", 0, rec("a", "in x3")))
+	ret(c.AbortTransaction("x3"))
+	ret(c.Replicate(nil, AllFollowers))
+	must(c.BeginTransaction("x3"))
 	// A record only t-1's leader (2) has, then a promotion: broker 2 is
 	// diverged above the HW; broker 3 catches up with the new leader.
 	ret(c.Produce("t", 1, rec("d", "only on 2"), Acks1))

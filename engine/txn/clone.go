@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/minikafka-lab/minikafka/engine/topic"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
@@ -11,10 +12,15 @@ import (
 // (engine.Cluster's Snapshot and Restore): its journal continues at path on
 // fsys (a copy of this journal's file, opened at the first append) and its
 // completed commits go to offsets, the copy's offset store. The entries are
-// shared: store replaces an id's entry, never changes one in place.
+// shared: store replaces an id's entry, never changes one in place. The
+// finished instances' runs are copied (retire changes them in place).
 func (m *Manager) Clone(fsys vfs.FS, path string, offsets OffsetCommitter) *Manager {
-	return &Manager{journal: &Journal{fsys: fsys, path: path, size: m.journal.size},
-		offsets: offsets, txns: maps.Clone(m.txns)}
+	c := &Manager{journal: &Journal{fsys: fsys, path: path, size: m.journal.size},
+		offsets: offsets, txns: maps.Clone(m.txns), finished: make(map[string]map[topic.Partition]finishedRun, len(m.finished))}
+	for id, runs := range m.finished {
+		c.finished[id] = maps.Clone(runs)
+	}
+	return c
 }
 
 // Clone returns an independent copy of the index.
