@@ -158,7 +158,8 @@ func (c *Cluster) Attach(owner string) (detach func()) {
 }
 
 // clusterCopy is the memory of a cluster's copy: the cluster and what it
-// owns alone, in one allocation.
+// owns alone, in one allocation (the copier too, emptied once the copy is
+// made).
 type clusterCopy struct {
 	c         Cluster
 	clock     clock.Manual
@@ -250,6 +251,9 @@ func (c *Cluster) copyTo(fsys vfs.FS, dir string, run bool) (*Cluster, error) {
 		}
 		n.coord, n.txns = coord, coord.txns
 	}
+	// The copier's map leads to the original's pending acks (and through
+	// their listeners to the original cluster): the copy must not keep it.
+	*cp = replication.Copier{}
 	if run && n.state != Closed {
 		unlock, err := vfs.Lock(fsys, dir)
 		if err != nil {
