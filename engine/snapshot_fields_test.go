@@ -39,43 +39,48 @@ var cloneFields = map[string]struct {
 	byValue bool
 	fields  []string
 }{
-	"engine.Cluster": {fields: []string{"cfg", "clock", "settings", "env", "events", "ids", "state", "terminal=shared", "failNext=shared",
-		"topics", "sets", "brokers", "identities", "producers", "partitioner", "keyless", "txns", "coord",
-		"attached=fresh", "attachIDs=fresh", "attachSeq=fresh"}},
-	"engine.Config":                    {byValue: true, fields: []string{"BrokerIDs=shared", "FS=skip"}},
-	"engine.brokerInfo":                {fields: []string{"up"}},
-	"engine.keylessWait":               {fields: []string{"ack", "count"}},
-	"engine.coordination":              {fields: []string{"offsets", "groups", "txns", "consumers", "consumerCount"}},
-	"engine.txnLayer":                  {fields: []string{"c", "m", "indexes", "opening", "begun", "pending"}},
-	"engine.leaderIndex":               {fields: []string{"idx", "log", "leader", "epoch", "leo", "orphans"}},
-	"engine.TxnCompletion":             {fields: []string{"Promise", "ID", "Outcome", "Acks", "instance", "markers=shared", "remaining"}},
-	"engine.Consumer":                  {fields: []string{"c", "groupID", "memberID", "reset", "iso", "assignment=shared", "positions", "subscriptions=shared", "generation", "joined", "closed"}},
-	"engine.listeners":                 {fields: []string{"cfg", "clock", "settings", "env", "events", "ids", "state", "terminal=shared", "failNext=shared", "topics", "sets", "brokers", "identities", "producers", "partitioner", "keyless", "txns", "coord", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh"}},
-	"engine.producerPort":              {fields: []string{"c"}},
-	"clock.Manual":                     {fields: []string{"now"}},
-	"replication.Settings":             {byValue: true},
-	"replication.LagConfig":            {byValue: true},
-	"replication.Env":                  {fields: []string{"Clock", "Events", "IDs", "Settings", "Dispatch", "fetchBuf=skip"}},
-	"replication.EventLog":             {fields: []string{"events=shared"}},
-	"replication.IDSource":             {fields: []string{"last"}},
-	"replication.ReplicaSet":           {fields: []string{"tp", "env", "assignment=shared", "byID=shared", "leader", "epoch", "replicas", "isr", "hw", "waiters", "producers"}},
-	"replication.Replica":              {fields: []string{"Broker", "log", "lastFetchMs", "diverged", "divergedAt", "downLEO", "downLogStart"}},
-	"replication.waiter":               {fields: []string{"ack", "hwOnly"}},
-	"replication.Ack":                  {fields: []string{"Promise", "TP", "Mode", "Source", "Target", "Captured=shared"}},
+	"engine.Cluster": {fields: []string{"cfg", "clock", "settings", "psettings", "env", "events", "ids", "state", "terminal=shared", "failNext=shared",
+		"topics", "sets", "brokers", "uncleanCheckDueMs", "identities", "producers", "partitioner", "keyless", "txns", "coord",
+		"diskFailures", "unlock=skip", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh"}},
+	"engine.Config":         {byValue: true, fields: []string{"BrokerIDs=shared", "FS=skip"}},
+	"engine.Rules":          {byValue: true},
+	"engine.brokerInfo":     {byValue: true},
+	"engine.diskFailure":    {byValue: true, fields: []string{"err=shared"}},
+	"engine.keylessWait":    {fields: []string{"ack", "count"}},
+	"engine.coordination":   {fields: []string{"offsets", "groups", "txns", "consumers", "consumerCount"}},
+	"engine.txnLayer":       {fields: []string{"c", "m", "indexes", "opening", "begun", "pending"}},
+	"engine.leaderIndex":    {fields: []string{"idx", "log", "leader", "epoch", "leo", "orphans"}},
+	"engine.TxnCompletion":  {fields: []string{"Promise", "ID", "Outcome", "Acks", "instance", "markers=shared", "remaining"}},
+	"engine.Consumer":       {fields: []string{"c", "groupID", "memberID", "reset", "iso", "assignment=shared", "positions", "subscriptions=shared", "generation", "joined", "closed"}},
+	"engine.producerPort":   {fields: []string{"c"}},
+	"clock.Manual":          {fields: []string{"now"}},
+	"replication.Settings":  {byValue: true},
+	"replication.LagConfig": {byValue: true},
+	"replication.Rules":     {byValue: true},
+	"replication.Env":       {fields: []string{"Clock", "Events", "IDs", "Settings", "DiskFailed=skip", "Dispatch", "fetchBuf=skip"}},
+	"replication.EventLog":  {fields: []string{"events=shared"}},
+	"replication.IDSource":  {fields: []string{"last"}},
+	"replication.ReplicaSet": {byValue: true, fields: []string{"env", "assignment=shared", "byID=shared", "replicas", "isr", "isrOrder",
+		"waiters", "producers"}},
+	"replication.Replica":              {byValue: true, fields: []string{"log"}},
+	"replication.waiter":               {byValue: true, fields: []string{"ack"}},
+	"replication.Ack":                  {byValue: true, fields: []string{"Promise", "Captured=shared"}},
 	"replication.Promise":              {fields: []string{"id", "state", "value", "err=shared", "listeners=shared", "d"}},
-	"replication.ProducerStateManager": {fields: []string{"states", "epochs"}},
+	"replication.ProducerStateManager": {fields: []string{"states", "epochs", "rules"}},
+	"replication.producerState":        {byValue: true, fields: []string{"batches"}},
 	"replication.ProducerEntry":        {byValue: true},
-	"storage.Log": {fields: []string{"dir", "opts", "epoch", "segs", "frameBuf=skip", "scanBuf=skip", "readBuf=skip",
-		"dirDirty", "closed", "compactions", "faults=skip"}},
-	"storage.Options": {byValue: true, fields: []string{"FS=skip"}},
-	"storage.segment": {fields: []string{"fsys=skip", "base", "logPath", "indexPath", "next", "size", "synced", "hinted", "durable",
-		"maxTs", "maxEpoch", "index", "indexWritten", "f=skip"}},
-	"storage.offsetIndex":    {fields: []string{"base", "entries=shared"}},
-	"producer.Producer":      {fields: []string{"opts", "identity", "env", "part", "acc", "nextSeq", "inflight", "sent", "last=shared", "pending", "closed", "awaiting", "batches"}},
+	"storage.Log":                      {byValue: true, fields: []string{"opts", "segs", "frameBuf=skip", "scanBuf=skip", "readBuf=skip", "faults=skip"}},
+	"storage.Options":                  {byValue: true, fields: []string{"FS=skip"}},
+	"storage.segment":                  {byValue: true, fields: []string{"fsys=skip", "index", "f=skip"}},
+	"storage.offsetIndex":              {fields: []string{"base", "entries=shared"}},
+	"producer.Producer": {fields: []string{"opts", "identity", "env", "part", "acc", "nextSeq", "inflight", "sent", "last=shared", "recent=shared",
+		"pending", "closed", "awaiting", "batches"}},
 	"producer.Options":       {byValue: true},
 	"producer.Identity":      {byValue: true},
-	"producer.Env":           {fields: []string{"Cluster", "Clock", "IDs", "Events", "Dispatch", "Number"}},
-	"producer.Partitioner":   {fields: []string{"sticky"}},
+	"producer.Settings":      {byValue: true},
+	"producer.Env":           {fields: []string{"Cluster", "Clock", "IDs", "Events", "Settings", "Dispatch", "Number"}},
+	"producer.Partitioner":   {fields: []string{"settings", "sticky", "kafka", "rng", "Available=skip"}},
+	"producer.stickyState":   {byValue: true},
 	"producer.Accumulator":   {fields: []string{"batchSize", "lingerMs", "maxBuffer", "queues", "total"}},
 	"producer.queue":         {fields: []string{"entries", "bytes", "firstEnqueue"}},
 	"producer.Entry":         {fields: []string{"Record=shared", "Future", "Size"}},
@@ -118,6 +123,8 @@ type graphWalk struct {
 	// nonZero records the registered fields seen with a value other than
 	// their zero value, by "type.field".
 	nonZero map[string]bool
+	// marked caches marks by type name.
+	marked map[string]map[string]string
 	// registry is cloneFields, or a test's variant of it.
 	registry map[string]struct {
 		byValue bool
@@ -126,7 +133,7 @@ type graphWalk struct {
 }
 
 func newGraphWalk(t *testing.T) *graphWalk {
-	return &graphWalk{t: t, seen: map[[2]uintptr]bool{}, nonZero: map[string]bool{}, registry: cloneFields}
+	return &graphWalk{t: t, seen: map[[2]uintptr]bool{}, nonZero: map[string]bool{}, marked: map[string]map[string]string{}, registry: cloneFields}
 }
 
 func (w *graphWalk) fail(format string, args ...any) {
@@ -135,9 +142,19 @@ func (w *graphWalk) fail(format string, args ...any) {
 	}
 }
 
-// marks returns the marks of t's fields; a registry problem is reported.
+// marks returns the marks of t's fields; a registry problem is reported
+// once per type.
 func (w *graphWalk) marks(t reflect.Type) map[string]string {
 	name := typeName(t)
+	if m, ok := w.marked[name]; ok {
+		return m
+	}
+	m := w.checkFields(t, name)
+	w.marked[name] = m
+	return m
+}
+
+func (w *graphWalk) checkFields(t reflect.Type, name string) map[string]string {
 	reg, ok := w.registry[name]
 	if !ok {
 		w.fail("%s is part of a cluster's state but not in cloneFields: give it a clone method and list its fields", name)
@@ -306,9 +323,12 @@ func implementsEvent(t reflect.Type) bool { return t.Implements(reflect.TypeFor[
 // whose partition's transaction index still names its log, a reopened data
 // directory, a changed knob, an armed flush failure, and events not taken
 // yet.
-func richCluster(t *testing.T) *Cluster {
+func richCluster(t *testing.T, rules string) *Cluster {
 	t.Helper()
 	cfg := DefaultConfig("data")
+	if err := cfg.Set(RulesKey, rules); err != nil {
+		t.Fatal(err)
+	}
 	cfg.FS = vfs.NewMem()
 	cfg.BrokerIDs = []int32{1, 2, 3}
 	cfg.SegmentBytes = 200
@@ -442,9 +462,10 @@ func richCluster(t *testing.T) *Cluster {
 // alwaysZero are the registered fields a cluster between two calls always
 // has at their zero value, so no scenario can show them copied.
 var alwaysZero = []string{
-	"engine.Cluster.state",      // Running; Closing exists only inside Close
-	"engine.txnLayer.opening",   // only while Open runs recovery
-	"replication.Promise.state", // a copy copies pending promises only; settled ones are shared
+	"engine.Cluster.state",        // Running; Closing exists only inside Close
+	"engine.txnLayer.opening",     // only while Open runs recovery
+	"replication.Promise.state",   // a copy copies pending promises only; settled ones are shared
+	"engine.Cluster.diskFailures", // queued within a step only, applied before it returns
 }
 
 // TestSnapshotCopiesEveryField compares a rich cluster (richCluster) with
@@ -456,7 +477,13 @@ var alwaysZero = []string{
 // promise, the transaction layer's) leads to the copy, never to the
 // original.
 func TestSnapshotCopiesEveryField(t *testing.T) {
-	c := richCluster(t)
+	for _, rules := range []string{MiniKafkaRuleSet, KafkaRuleSet} {
+		t.Run(rules, func(t *testing.T) { copiesEveryField(t, rules) })
+	}
+}
+
+func copiesEveryField(t *testing.T, rules string) {
+	c := richCluster(t, rules)
 	s, err := c.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -499,7 +526,7 @@ func TestSnapshotCopiesEveryField(t *testing.T) {
 // TestCloneFieldsCanFail shows that the walk notices a field a copy
 // dropped and an object a copy shares.
 func TestCloneFieldsCanFail(t *testing.T) {
-	c := richCluster(t)
+	c := richCluster(t, MiniKafkaRuleSet)
 	s, err := c.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -513,15 +540,15 @@ func TestCloneFieldsCanFail(t *testing.T) {
 	w := newGraphWalk(t)
 	w.walk("cluster", reflect.ValueOf(c), reflect.ValueOf(r), false)
 	// A field nobody taught the copy: the registry without
-	// Replica.divergedAt, as if it had just been added.
+	// ReplicaSet.isrOrder, as if it had just been added.
 	w.registry = maps.Clone(cloneFields)
-	reg := w.registry["replication.Replica"]
-	reg.fields = slices.DeleteFunc(slices.Clone(reg.fields), func(f string) bool { return f == "divergedAt" })
-	w.registry["replication.Replica"] = reg
-	w.marks(reflect.TypeFor[replication.Replica]())
+	reg := w.registry["replication.ReplicaSet"]
+	reg.fields = slices.DeleteFunc(slices.Clone(reg.fields), func(f string) bool { return f == "isrOrder" })
+	w.registry["replication.ReplicaSet"] = reg
+	w.checkFields(reflect.TypeFor[replication.ReplicaSet](), "replication.ReplicaSet")
 	got := strings.Join(w.problems, "\n")
 	for _, want := range []string{"cluster.coord.consumers[0].positions", "cluster.producers[1]: the copy shares",
-		"replication.Replica.divergedAt is not handled by the copy"} {
+		"replication.ReplicaSet.isrOrder is not handled by the copy"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the walk did not notice %q:\n%s", want, got)
 		}

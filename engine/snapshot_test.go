@@ -439,6 +439,11 @@ func snapshotConfig(t *rapid.T) engine.Config {
 	cfg.ReplicaLagTimeMaxMs = 100
 	cfg.SessionTimeoutMs = 100
 	cfg.MinInsyncReplicas = rapid.IntRange(1, 2).Draw(t, "min.insync.replicas")
+	// Either rule set: Kafka's keeps more state per replica (each one's HW,
+	// reconciliation, the KRaft controller's heartbeats and fencing).
+	if err := cfg.Set(engine.RulesKey, rapid.SampledFrom([]string{engine.MiniKafkaRuleSet, engine.KafkaRuleSet}).Draw(t, "rules")); err != nil {
+		t.Fatal(err)
+	}
 	return cfg
 }
 

@@ -56,7 +56,9 @@ func (cp *Copier) Ack(a *Ack) *Ack {
 	if c, ok := cp.acks[a]; ok {
 		return c
 	}
-	c := &Ack{Promise: a.Promise.Clone(cp.Env.Dispatch), TP: a.TP, Mode: a.Mode, Source: a.Source, Target: a.Target, Captured: a.Captured}
+	c := new(Ack)
+	*c = *a // a new field of a plain kind comes along by itself
+	c.Promise = a.Promise.Clone(cp.Env.Dispatch)
 	if cp.acks == nil {
 		cp.acks = map[*Ack]*Ack{}
 	}
@@ -123,7 +125,8 @@ func (rs *ReplicaSet) Clone(cp *Copier) (*ReplicaSet, error) {
 		c.waiters = make([]*waiter, len(rs.waiters))
 		ws := make([]waiter, len(rs.waiters))
 		for i, w := range rs.waiters {
-			ws[i] = waiter{ack: cp.Ack(w.ack), hwOnly: w.hwOnly}
+			ws[i] = *w
+			ws[i].ack = cp.Ack(w.ack)
 			c.waiters[i] = &ws[i]
 		}
 	}
