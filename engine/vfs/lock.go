@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -93,12 +94,23 @@ func (m *Mem) lock(dir string) (func() error, error) {
 	}
 	m.locks[key] = true
 	m.mu.Unlock()
+	// A lock file that names this process already (a clone of a locked
+	// Mem, which a restored cluster locks again) is left as it is.
+	if data, err := m.ReadFile(filepath.Join(dir, LockFileName)); err == nil && bytes.Equal(data, pidLine()) {
+		return m.unlocker(dir, key), nil
+	}
 	if err := WriteFile(m, filepath.Join(dir, LockFileName), pidLine(), 0o644); err != nil {
 		m.mu.Lock()
 		delete(m.locks, key)
 		m.mu.Unlock()
 		return nil, err
 	}
+	return m.unlocker(dir, key), nil
+}
+
+// unlocker releases Mem's lock of dir: the lock file goes, then the table
+// entry.
+func (m *Mem) unlocker(dir, key string) func() error {
 	return func() error {
 		err := m.Remove(filepath.Join(dir, LockFileName))
 		m.mu.Lock()
@@ -108,5 +120,5 @@ func (m *Mem) lock(dir string) (func() error, error) {
 			err = nil
 		}
 		return err
-	}, nil
+	}
 }

@@ -87,3 +87,38 @@ func TestLockOneHolder(t *testing.T) {
 		})
 	}
 }
+
+// TestLockOnAClone: a clone of a locked Mem is not locked (Clone copies no
+// holder), and locking it leaves the lock file it copied, which already
+// names this process, as it is: no write (a clone restored as a running
+// cluster locks it again at no cost).
+func TestLockOnAClone(t *testing.T) {
+	m := NewMem()
+	if err := m.MkdirAll("data", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	release, err := Lock(m, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	c := m.Clone()
+	inj := c.Inject(Fault{Op: OpWrite | OpCreate | OpTruncate, Persistent: true})
+	cloneRelease, err := Lock(c, "data")
+	if err != nil {
+		t.Fatalf("lock a clone: %v", err)
+	}
+	if inj.Fired() != 0 {
+		t.Fatalf("locking the clone wrote its lock file (%d operations)", inj.Fired())
+	}
+	if _, err := Lock(c, "data"); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a second lock of the clone: %v", err)
+	}
+	inj.Clear()
+	if err := cloneRelease(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Stat(filepath.Join("data", LockFileName)); err != nil {
+		t.Fatalf("releasing the clone's lock touched the original: %v", err)
+	}
+}
