@@ -105,7 +105,7 @@ func (c *Cluster) PartitionFor(topicName string, key []byte) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.partitioner.Choose(topicName, count, key)
+	return c.partitioner.Peek(topicName, count, key)
 }
 
 // PendingAcks lists every pending acks=all acknowledgement, by id.

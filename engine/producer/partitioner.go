@@ -172,6 +172,23 @@ func (p *Partitioner) Choose(topic string, count int32, key []byte) (int32, erro
 	return p.sticky[topic] % count, nil
 }
 
+// Peek is the partition Choose would pick now, without Choose's side
+// effect: under Kafka's rule, a topic without a sticky partition yet gets
+// none (the random generator is left where it was), so asking changes
+// nothing that a later Choose sees.
+func (p *Partitioner) Peek(topic string, count int32, key []byte) (int32, error) {
+	if key != nil || count <= 0 || p.Strategy() != Murmur2 {
+		return p.Choose(topic, count, key)
+	}
+	if st := p.kafka[topic]; st != nil && st.partition < count {
+		return st.partition, nil
+	}
+	rng := p.rng
+	partition := p.nextPartition(topic, count)
+	p.rng = rng
+	return partition, nil
+}
+
 // StickyPartition is the partition a keyless record of topic would go to
 // now.
 func (p *Partitioner) StickyPartition(topic string, count int32) int32 {

@@ -246,3 +246,40 @@ func TestKafkaStickyPartitionerKIP794(t *testing.T) {
 		t.Fatalf("murmur2 sticky moved on OnBatchClosed")
 	}
 }
+
+// TestPeekChangesNothing: Peek says what Choose would pick now, and asking
+// changes nothing: under Kafka's rule the sticky partition is not chosen
+// early (the random generator stays put), so a partitioner asked before
+// the partitions with a leader change chooses as one never asked.
+func TestPeekChangesNothing(t *testing.T) {
+	for _, settings := range []*Settings{nil, {Partitioner: Murmur2}} {
+		asked, quiet := NewPartitionerWith(settings), NewPartitionerWith(settings)
+		avail := []int32{0, 1, 2, 3, 4, 5, 6}
+		asked.Available = func(string, int32) []int32 { return avail }
+		quiet.Available = asked.Available
+		for i := range 20 {
+			var key []byte
+			if i%3 == 0 {
+				key = []byte{byte(i)}
+			}
+			peeked, _ := asked.Peek("t", 7, key)
+			if again, _ := asked.Peek("t", 7, key); again != peeked {
+				t.Fatalf("peek moved: %d then %d", peeked, again)
+			}
+			avail = avail[1:] // a leader goes away between the question and the record
+			a, _ := asked.Choose("t", 7, key)
+			b, _ := quiet.Choose("t", 7, key)
+			if a != b {
+				t.Fatalf("%v, record %d: the partitioner asked before chose %d, the other %d", settings, i, a, b)
+			}
+			if now, _ := asked.Peek("t", 7, key); now != a {
+				t.Fatalf("peek after choosing %d says %d", a, now)
+			}
+			asked.Appended("t", 7, a, 100, 150, true)
+			quiet.Appended("t", 7, b, 100, 150, true)
+			if len(avail) == 1 {
+				avail = []int32{0, 1, 2, 3, 4, 5, 6}
+			}
+		}
+	}
+}
