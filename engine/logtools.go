@@ -64,6 +64,7 @@ func (c *Cluster) ApplyRetention(tp TopicPartition, broker int32, retentionMs, r
 	if err != nil {
 		return nil, err
 	}
+	c.indexBeforeRemoval(tp)
 	var out []RetentionOutcome
 	for _, b := range brokers {
 		l := rs.Replica(b).Log()
@@ -94,6 +95,7 @@ func (c *Cluster) Compact(tp TopicPartition, broker int32, deleteRetentionMs int
 	if err != nil {
 		return nil, err
 	}
+	c.indexBeforeRemoval(tp)
 	var out []CompactionOutcome
 	for _, b := range brokers {
 		res, err := rs.Replica(b).Log().Compact(c.clock.NowMs(), deleteRetentionMs, nil)

@@ -123,6 +123,18 @@ func (c *Cluster) leaderDown(tp TopicPartition) {
 	}
 }
 
+// indexBeforeRemoval is called before retention or compaction removes
+// batches from tp's logs: the transaction index is brought up to date with
+// the leader's log first, as leaderDown does before a crash, so that it has
+// seen every marker those batches held. Otherwise what the index knows
+// would depend on whether a read fed it before the batches went: a marker
+// deleted unseen would leave its run open, and the LSO stuck below it.
+func (c *Cluster) indexBeforeRemoval(tp TopicPartition) {
+	if c.coord != nil {
+		_, _ = c.coord.txns.index(tp) // a log that cannot be read leaves the index as it was
+	}
+}
+
 // leaderChanged is called when a partition gets a new leader (a promotion,
 // a restarted broker re-elected): the transaction index is rebuilt from the
 // new leader's log at once and orphan runs get their markers (Kafka does
