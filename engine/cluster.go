@@ -443,7 +443,8 @@ func (c *Cluster) fail(err error) error {
 //  4. every consumer closes (group members leave their groups), the offset
 //     store is flushed and the transaction journal closed;
 //  5. every running replica log is flushed and closed with a clean-shutdown
-//     marker;
+//     marker (storage.CloseAll: each changed file fsynced once, all logs
+//     together);
 //  6. the state becomes closed.
 //
 // A failed cluster can still be closed; its terminal error stays.
@@ -461,9 +462,9 @@ func (c *Cluster) Close() error {
 			"cluster closed before %s's ISR acknowledged the write; the batch stays in the leader log, unacknowledged", tp))
 	}
 	errs := []error{c.closeCoordination()}
-	for _, l := range c.runningLogs() {
-		errs = append(errs, l.Close())
-	}
+	// One step for every log's files (storage.CloseAll): on the disk a
+	// few syncfs calls rather than several fsyncs per replica log.
+	errs = append(errs, storage.CloseAll(c.runningLogs())...)
 	c.state = Closed
 	errs = append(errs, c.release())
 	return errors.Join(errs...)

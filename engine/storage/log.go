@@ -161,14 +161,20 @@ func (l *Log) segmentFor(offset int64) int {
 	return max(i-1, 0)
 }
 
-// syncDirIfNeeded fsyncs the directory when a segment's creation or the
-// marker's deletion is not durable yet.
-func (l *Log) syncDirIfNeeded() error {
+// needsDirSync says a segment's creation or the marker's deletion is not
+// durable yet.
+func (l *Log) needsDirSync() bool {
 	need := l.dirDirty
 	for _, s := range l.segs {
 		need = need || !s.durable
 	}
-	if !need {
+	return need
+}
+
+// syncDirIfNeeded fsyncs the directory when a segment's creation or the
+// marker's deletion is not durable yet.
+func (l *Log) syncDirIfNeeded() error {
+	if !l.needsDirSync() {
 		return nil
 	}
 	if err := l.syncDir(l.dir); err != nil {

@@ -92,31 +92,28 @@ func decodeMarker(b []byte) (marker, error) {
 	return m, nil
 }
 
-// writeMarker writes the marker durably: temp file, fsync, rename, fsync the
-// directory.
-func (l *Log) writeMarker(m marker) error {
+// markerPath is where the log's clean-shutdown marker lives.
+func (l *Log) markerPath() string { return filepath.Join(l.dir, MarkerFileName) }
+
+// writeMarkerFile writes the marker to a temporary sibling, not fsynced,
+// and returns its path: CloseAll makes it durable with the log's files,
+// then renames it into place and fsyncs the directory.
+func (l *Log) writeMarkerFile(m marker) (string, error) {
 	fsys := l.opts.FS
-	path := filepath.Join(l.dir, MarkerFileName)
-	tmp := path + ".tmp"
+	tmp := l.markerPath() + ".tmp"
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return storageErr(err, "write clean-shutdown marker")
+		return "", storageErr(err, "write clean-shutdown marker")
 	}
 	_, err = f.Write(encodeMarker(m))
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = fsys.Rename(tmp, path)
-	}
 	if err != nil {
 		fsys.Remove(tmp)
-		return storageErr(err, "write clean-shutdown marker")
+		return "", storageErr(err, "write clean-shutdown marker")
 	}
-	return l.syncDir(l.dir)
+	return tmp, nil
 }
 
 // consumeMarker reads the marker, if any, and deletes it, so that a crash
