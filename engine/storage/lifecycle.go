@@ -154,7 +154,7 @@ func (l *Log) finishClose() {
 
 // marker describes the log for the clean-shutdown marker.
 func (l *Log) marker() marker {
-	m := marker{maxEpoch: -1}
+	m := marker{maxEpoch: -1, state: l.shutdownState()}
 	for _, s := range l.segs {
 		m.maxEpoch = max(m.maxEpoch, s.maxEpoch)
 		m.segs = append(m.segs, markerSegment{

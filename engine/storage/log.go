@@ -35,6 +35,18 @@ type Log struct {
 	// describes the files.
 	dirDirty bool
 	closed   bool
+	// rewrites counts the calls that may have removed or replaced stored
+	// batches (truncation, reset, retention, compaction, deliberate
+	// corruption): what was derived from the batches must be derived again.
+	rewrites int64
+	// damaged is set by Corrupt: the next Close writes no shutdown state.
+	damaged bool
+	// shutdown is the caller's state for the clean-shutdown marker
+	// (SetShutdownState), valid while the log is at shutdownAt.
+	shutdown   []byte
+	shutdownAt shutdownPoint
+	// opened is the caller's state read from the trusted marker at Open.
+	opened []byte
 	// compactions counts compactions run by this Log, for the temporary
 	// directories' deterministic token.
 	compactions int

@@ -17,8 +17,10 @@ import (
 const MarkerFileName = "cleanshutdown"
 
 const (
-	markerMagic       = "MKCS"
-	markerVersion     = 1
+	markerMagic = "MKCS"
+	// markerVersion is what Close writes: version 2 adds the caller's
+	// shutdown state after the segments. Open reads versions 1 and 2.
+	markerVersion     = 2
 	markerHeaderSize  = 16
 	markerSegmentSize = 40
 )
@@ -34,12 +36,13 @@ type markerSegment struct {
 type marker struct {
 	maxEpoch int32
 	segs     []markerSegment
+	state    []byte // the caller's shutdown state (version 2), nil without
 }
 
 // encodeMarker lays the marker out as documented in doc.go.
 func encodeMarker(m marker) []byte {
 	be := binary.BigEndian
-	b := make([]byte, 0, markerHeaderSize+markerSegmentSize*len(m.segs)+4)
+	b := make([]byte, 0, markerHeaderSize+markerSegmentSize*len(m.segs)+8+len(m.state))
 	b = append(b, markerMagic...)
 	b = be.AppendUint16(b, markerVersion)
 	b = be.AppendUint16(b, 0)
@@ -53,6 +56,8 @@ func encodeMarker(m marker) []byte {
 		b = be.AppendUint32(b, uint32(s.maxEpoch))
 		b = be.AppendUint32(b, s.indexEntries)
 	}
+	b = be.AppendUint32(b, uint32(len(m.state)))
+	b = append(b, m.state...)
 	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -71,13 +76,28 @@ func decodeMarker(b []byte) (marker, error) {
 	if string(body[:4]) != markerMagic {
 		return m, errors.New("marker has a bad magic")
 	}
-	if v := be.Uint16(body[4:]); v != markerVersion {
+	v := be.Uint16(body[4:])
+	if v != 1 && v != markerVersion {
 		return m, fmt.Errorf("marker version %d is not supported", v)
 	}
 	m.maxEpoch = int32(be.Uint32(body[8:]))
-	n := be.Uint32(body[12:])
-	if uint64(len(body)-markerHeaderSize) != uint64(n)*markerSegmentSize {
+	n := uint64(be.Uint32(body[12:]))
+	segsEnd := markerHeaderSize + n*markerSegmentSize
+	if v == 1 && uint64(len(body)) != segsEnd {
 		return m, errors.New("marker length does not match its segment count")
+	}
+	if v == markerVersion {
+		if uint64(len(body)) < segsEnd+4 {
+			return m, errors.New("marker length does not match its segment count")
+		}
+		stateLen := uint64(be.Uint32(body[segsEnd:]))
+		if uint64(len(body)) != segsEnd+4+stateLen {
+			return m, errors.New("marker length does not match its shutdown state")
+		}
+		if stateLen > 0 {
+			m.state = append([]byte(nil), body[segsEnd+4:]...)
+		}
+		body = body[:segsEnd]
 	}
 	for p := markerHeaderSize; p < len(body); p += markerSegmentSize {
 		m.segs = append(m.segs, markerSegment{

@@ -121,6 +121,7 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 			l.segs = nil
 		} else {
 			rep.CleanShutdown = true
+			l.opened = mk.state
 		}
 	}
 	if !rep.CleanShutdown {
