@@ -17,7 +17,7 @@ func (l *Log) point() shutdownPoint {
 // hands it back after a clean shutdown (TakeShutdownState), so the caller
 // need not read the log again. Kafka keeps producer state in snapshot
 // files for the same reason. nil clears it. The bytes are kept, not
-// copied.
+// copied, and never changed: copies of the log (Clone) share them.
 func (l *Log) SetShutdownState(state []byte) {
 	l.shutdown, l.shutdownAt = state, l.point()
 }
