@@ -2,6 +2,7 @@ package replication
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/record"
@@ -36,7 +37,7 @@ func TestProducerSnapshotRoundTrip(t *testing.T) {
 	if err != nil || string(rest) != "tail" {
 		t.Fatalf("decode: %v, rest %q", err, rest)
 	}
-	if a, b := m.Entries(), got.Entries(); !equalEntries(a, b) {
+	if a, b := m.Entries(), got.Entries(); !slices.Equal(a, b) {
 		t.Fatalf("entries %+v, want %+v", b, a)
 	}
 	if !bytes.Equal(got.AppendSnapshot(nil), b[len("prefix"):]) {
@@ -47,18 +48,6 @@ func TestProducerSnapshotRoundTrip(t *testing.T) {
 			t.Fatalf("a snapshot cut to %d bytes decoded", i)
 		}
 	}
-}
-
-func equalEntries(a, b []ProducerEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // FuzzProducerSnapshot: any bytes decode without panicking, and what

@@ -43,8 +43,18 @@ type marker struct {
 func encodeMarker(m marker) []byte {
 	be := binary.BigEndian
 	b := make([]byte, 0, markerHeaderSize+markerSegmentSize*len(m.segs)+8+len(m.state))
+	b = appendMarkerSegments(b, markerVersion, m)
+	b = be.AppendUint32(b, uint32(len(m.state)))
+	b = append(b, m.state...)
+	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// appendMarkerSegments appends the header (of this version) and the
+// segments, the part every version shares.
+func appendMarkerSegments(b []byte, version uint16, m marker) []byte {
+	be := binary.BigEndian
 	b = append(b, markerMagic...)
-	b = be.AppendUint16(b, markerVersion)
+	b = be.AppendUint16(b, version)
 	b = be.AppendUint16(b, 0)
 	b = be.AppendUint32(b, uint32(m.maxEpoch))
 	b = be.AppendUint32(b, uint32(len(m.segs)))
@@ -56,9 +66,7 @@ func encodeMarker(m marker) []byte {
 		b = be.AppendUint32(b, uint32(s.maxEpoch))
 		b = be.AppendUint32(b, s.indexEntries)
 	}
-	b = be.AppendUint32(b, uint32(len(m.state)))
-	b = append(b, m.state...)
-	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return b
 }
 
 // decodeMarker parses and checks a marker; any problem is a plain error

@@ -103,21 +103,8 @@ func TestMarkerVersion1StillOpensClean(t *testing.T) {
 
 // encodeMarkerV1 is the marker as version 1 wrote it.
 func encodeMarkerV1(m marker) []byte {
-	be := binary.BigEndian
-	b := []byte(markerMagic)
-	b = be.AppendUint16(b, 1)
-	b = be.AppendUint16(b, 0)
-	b = be.AppendUint32(b, uint32(m.maxEpoch))
-	b = be.AppendUint32(b, uint32(len(m.segs)))
-	for _, s := range m.segs {
-		b = be.AppendUint64(b, uint64(s.base))
-		b = be.AppendUint64(b, uint64(s.next))
-		b = be.AppendUint64(b, uint64(s.size))
-		b = be.AppendUint64(b, uint64(s.maxTs))
-		b = be.AppendUint32(b, uint32(s.maxEpoch))
-		b = be.AppendUint32(b, s.indexEntries)
-	}
-	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
+	b := appendMarkerSegments(nil, 1, m)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
 // FuzzMarkerDecode: any bytes decode without panicking; what decodes

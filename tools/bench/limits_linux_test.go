@@ -50,20 +50,7 @@ func BenchmarkLimitPageCacheRead(b *testing.B) {
 // BenchmarkLimitFsync writes 4 KiB and fsyncs it: one durable small write
 // on this disk (the cost of every fsync a close avoids).
 func BenchmarkLimitFsync(b *testing.B) {
-	f, err := os.Create(filepath.Join(b.TempDir(), "f"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	page := make([]byte, 4096)
-	for b.Loop() {
-		if _, err := f.WriteAt(page, 0); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	durableWrites(b, (*os.File).Sync)
 }
 
 // BenchmarkLimitCreateFile creates, writes 40 bytes to and closes a new
@@ -84,8 +71,14 @@ func BenchmarkLimitCreateFile(b *testing.B) {
 }
 
 // BenchmarkLimitSyncfs writes 4 KiB to a file and calls syncfs(2) once
-// (what one durable step of a cluster close costs when little is dirty).
+// (what one durable step of a cluster close costs when little is dirty;
+// it also waits for what other processes left dirty on the file system).
 func BenchmarkLimitSyncfs(b *testing.B) {
+	durableWrites(b, func(f *os.File) error { return unix.Syncfs(int(f.Fd())) })
+}
+
+// durableWrites times writing 4 KiB to a file and making it durable.
+func durableWrites(b *testing.B, sync func(*os.File) error) {
 	f, err := os.Create(filepath.Join(b.TempDir(), "f"))
 	if err != nil {
 		b.Fatal(err)
@@ -96,7 +89,7 @@ func BenchmarkLimitSyncfs(b *testing.B) {
 		if _, err := f.WriteAt(page, 0); err != nil {
 			b.Fatal(err)
 		}
-		if err := unix.Syncfs(int(f.Fd())); err != nil {
+		if err := sync(f); err != nil {
 			b.Fatal(err)
 		}
 	}
