@@ -144,15 +144,21 @@ func (l *Log) writeMarkerFile(m marker) (string, error) {
 	return tmp, nil
 }
 
-// consumeMarker reads the marker, if any, and deletes it, so that a crash
+// consumeMarker reads the marker, if listed (the names in the directory
+// other than segments and indexes), and deletes it, so that a crash
 // after this open forces a full scan. It returns nil without a marker;
 // problem says why a present marker cannot be trusted; removed says a
 // marker was deleted. The deletion is made durable by the log's next
 // directory fsync, which comes before any change to the segments becomes
 // durable (see Log.dirDirty).
-func consumeMarker(fsys vfs.FS, dir string) (m *marker, problem string, removed bool, err error) {
+func consumeMarker(fsys vfs.FS, dir string, listed map[string]bool) (m *marker, problem string, removed bool, err error) {
 	path := filepath.Join(dir, MarkerFileName)
-	fsys.Remove(path + ".tmp") // a Close interrupted before its rename
+	if listed[MarkerFileName+".tmp"] {
+		fsys.Remove(path + ".tmp") // a Close interrupted before its rename
+	}
+	if !listed[MarkerFileName] {
+		return nil, "", false, nil
+	}
 	data, rerr := fsys.ReadFile(path)
 	if errors.Is(rerr, fs.ErrNotExist) {
 		return nil, "", false, nil
