@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"io/fs"
 	"reflect"
 	"strings"
@@ -58,11 +59,12 @@ func (f countedReads) ReadAt(p []byte, off int64) (int, error) {
 // the transaction index are made of (an idempotent producer, committed,
 // aborted and unfinished transactions, plain records) over many segments,
 // closes it gracefully and returns its file system.
-func shutdownScenario(t *testing.T) (*vfs.Mem, engine.Config) {
+func shutdownScenario(t *testing.T, rules engine.Rules) (*vfs.Mem, engine.Config) {
 	t.Helper()
 	mem := vfs.NewMem()
 	cfg := engine.DefaultConfig("data")
 	cfg.FS = mem
+	cfg.Rules = rules
 	cfg.BrokerIDs = []int32{1, 2, 3}
 	cfg.SegmentBytes = 512
 	cfg.MinInsyncReplicas = 1
@@ -154,7 +156,15 @@ func viewOf(t *testing.T, c *engine.Cluster) view {
 // replays the logs and ends in exactly the same state, and both clusters
 // go on the same way.
 func TestCleanOpenReadsOnlyActiveSegments(t *testing.T) {
-	mem, cfg := shutdownScenario(t)
+	for _, rules := range []engine.Rules{engine.MiniKafkaRules(), engine.KafkaRules()} {
+		t.Run(fmt.Sprintf("window=%d", rules.IdempotenceWindow), func(t *testing.T) {
+			cleanOpenReadsOnlyActiveSegments(t, rules)
+		})
+	}
+}
+
+func cleanOpenReadsOnlyActiveSegments(t *testing.T, rules engine.Rules) {
+	mem, cfg := shutdownScenario(t, rules)
 	scanned := mem.Clone()
 	closedSegments := map[string]bool{}
 	crashCfg := cfg
@@ -234,7 +244,7 @@ func TestCleanOpenReadsOnlyActiveSegments(t *testing.T) {
 // A damaged marker (its state included) is not trusted: open replays the
 // logs and ends where a replay ends, whatever byte was hit.
 func TestDamagedShutdownStateIsIgnored(t *testing.T) {
-	mem, cfg := shutdownScenario(t)
+	mem, cfg := shutdownScenario(t, engine.MiniKafkaRules())
 	replayed := mem.Clone()
 	marker := "data/broker-1/t-0/" + storage.MarkerFileName
 	if err := replayed.Remove(marker); err != nil {
@@ -276,5 +286,33 @@ func TestDamagedShutdownStateIsIgnored(t *testing.T) {
 			t.Fatalf("damage at %d:\n%+v\nwant\n%+v", at, got, want)
 		}
 		c.Close()
+	}
+}
+
+// A state written under another dedupe window is not used: the open with
+// the new window replays the log, as it would have without the state.
+func TestShutdownStateOfAnotherWindowIsReplayed(t *testing.T) {
+	mem, cfg := shutdownScenario(t, engine.KafkaRules())
+	replayed := mem.Clone()
+	for _, d := range []string{"data/broker-1/t-0", "data/broker-2/t-1"} { // the leaders
+		if err := replayed.Remove(d + "/" + storage.MarkerFileName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.Rules = engine.MiniKafkaRules()
+	c, _, err := engine.Open(cfg, clock.NewManual(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rcfg := cfg
+	rcfg.FS = replayed
+	r, _, err := engine.Open(rcfg, clock.NewManual(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if a, b := viewOf(t, c), viewOf(t, r); !reflect.DeepEqual(a, b) {
+		t.Fatalf("with a state of window 5 under window 1:\n%+v\nreplayed:\n%+v", a, b)
 	}
 }
