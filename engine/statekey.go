@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"encoding/binary"
+	"io"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
+)
+
+// WriteStateKey writes to w what a state explorer needs, beyond the
+// description API (PartitionStates, LeaderEpochs, PendingAcks, Brokers),
+// to tell two clusters apart that could behave differently: the clock,
+// the controller's timers (each broker's last heartbeat, which is a
+// crashed broker's crash time, and the next unclean-election check) and
+// the data directory's files as a vfs.Mem digest (current and durable
+// bytes: what a restart recovers and a machine crash keeps). It changes
+// nothing. A cluster on another file system writes no files.
+func (c *Cluster) WriteStateKey(w io.Writer) {
+	var buf [binary.MaxVarintLen64]byte
+	put := func(v int64) {
+		n := binary.PutVarint(buf[:], v)
+		w.Write(buf[:n])
+	}
+	put(c.clock.NowMs())
+	put(c.uncleanCheckDueMs)
+	for _, id := range c.sortedBrokers() {
+		b := c.brokers[id]
+		put(int64(id))
+		put(b.lastHeartbeatMs)
+	}
+	if m, ok := c.cfg.fs().(*vfs.Mem); ok {
+		m.Digest(w)
+	}
+}
