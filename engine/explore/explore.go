@@ -159,17 +159,22 @@ type Result struct {
 // property.
 func (r *Result) Found() bool { return r.Schedule != nil }
 
-// node is a state the search reached: its snapshot (nil once expanded, or
-// in replay mode), the Monitor that follows its history, how it was
-// reached and what its schedule used of the budgets.
+// node is a state the search reached: how (its parent and step), the
+// Monitor that follows its history and what its schedule used of the
+// budgets. Its state is not stored: expanding it restores its parent's
+// snapshot and runs its step again (the engine is deterministic), and
+// only then takes its snapshot, kept while its own children are expanded
+// (children left) — so the snapshots held at once are those of one depth,
+// not of the next, larger one.
 type node struct {
-	snap    *engine.Snapshot
-	mon     *invariant.Monitor
-	parent  int // index in the search's nodes; -1 for the start
-	op      Op
-	faults  int
-	values  int
-	enabled []Op
+	snap     *engine.Snapshot
+	mon      *invariant.Monitor
+	parent   int // index in the search's nodes; -1 for the start
+	op       Op
+	faults   int
+	values   int
+	enabled  []Op
+	children int // children not expanded yet, while snap is kept for them
 }
 
 // search is one run of Explore.
@@ -298,7 +303,7 @@ func (s *search) run() (*Result, error) {
 	}
 	k := s.key(root, obs, mon, 0, 0)
 	s.seen[k] = struct{}{}
-	s.nodes = append(s.nodes, node{snap: s.start, mon: mon, parent: -1, enabled: s.enabled(obs, 0, 0)})
+	s.nodes = append(s.nodes, node{mon: mon, parent: -1, enabled: s.enabled(obs, 0, 0)})
 	if s.opt.Visit != nil {
 		s.opt.Visit(nil)
 	}
@@ -311,7 +316,7 @@ func (s *search) run() (*Result, error) {
 				res.Stopped = "interrupted"
 				break
 			}
-			found, err := s.expand(i, &next, res)
+			found, err := s.expand(i, depth, &next, res)
 			if err != nil {
 				return nil, err
 			}
@@ -336,22 +341,29 @@ func (s *search) progress(depth int) {
 	}
 }
 
-// expand tries every enabled step from node i; new states go to next. It
-// returns true when a step broke the property (res then holds it).
-func (s *search) expand(i int, next *[]int, res *Result) (bool, error) {
+// expand tries every enabled step from node i, at depth-1; new states go
+// to next. It returns true when a step broke the property (res then holds
+// it).
+func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 	n := &s.nodes[i]
-	snap := n.snap
-	if s.opt.Replay {
-		var err error
-		if snap, err = s.replayed(i); err != nil {
-			return false, err
-		}
+	snap, err := s.state(i)
+	if err != nil {
+		return false, err
 	}
-	enabled := n.enabled
-	mon, faults, values := n.mon, n.faults, n.values
-	n.snap, n.enabled, n.mon = nil, nil, nil // expanded: only its step and parent are kept
+	enabled, mon, faults, values := n.enabled, n.mon, n.faults, n.values
+	n.enabled, n.mon = nil, nil // expanded: only its step and parent are kept
+	var schedule []Op
+	if s.opt.Replay {
+		schedule = s.schedule(i)
+	}
+	children := 0
 	for _, op := range enabled {
-		c, err := engine.Restore(snap)
+		var c *engine.Cluster
+		if s.opt.Replay {
+			c, err = s.replayed(schedule)
+		} else {
+			c, err = engine.Restore(snap)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -377,42 +389,71 @@ func (s *search) expand(i int, next *[]int, res *Result) (bool, error) {
 			continue
 		}
 		s.seen[k] = struct{}{}
-		child := node{mon: m, parent: i, op: op, faults: f, values: v, enabled: s.enabled(obs, f, v)}
-		if !s.opt.Replay {
-			if child.snap, err = c.Snapshot(); err != nil {
-				return false, err
-			}
+		child := node{parent: i, op: op, faults: f, values: v}
+		if depth < s.opt.Depth {
+			// A state at the last depth is never expanded.
+			child.mon, child.enabled = m, s.enabled(obs, f, v)
+			children++
 		}
 		s.nodes = append(s.nodes, child)
-		*next = append(*next, len(s.nodes)-1)
+		if child.enabled != nil {
+			*next = append(*next, len(s.nodes)-1)
+		}
 		if s.opt.Visit != nil {
 			s.opt.Visit(s.schedule(len(s.nodes) - 1))
 		}
 		if len(s.seen)%1024 == 0 {
-			s.progress(len(s.schedule(i)) + 1)
+			s.progress(depth)
 		}
 		if len(s.seen) >= s.opt.MaxStates {
 			res.Stopped = "max-states"
 			return false, nil
 		}
 	}
+	n = &s.nodes[i] // s.nodes may have grown
+	if children > 0 && !s.opt.Replay {
+		n.snap, n.children = snap, children
+	}
 	return false, nil
 }
 
-// replayed rebuilds node i's state from the start by replaying its
-// schedule (Options.Replay).
-func (s *search) replayed(i int) (*engine.Snapshot, error) {
+// state returns node i's snapshot: the start's, or its parent's restored
+// with its step run again (the parent's snapshot is dropped once its last
+// child has been expanded). In replay mode only the start's is kept.
+func (s *search) state(i int) (*engine.Snapshot, error) {
+	n := &s.nodes[i]
+	if n.parent < 0 || s.opt.Replay {
+		return s.start, nil
+	}
+	p := &s.nodes[n.parent]
+	c, err := engine.Restore(p.snap)
+	if err != nil {
+		return nil, err
+	}
+	if p.children--; p.children == 0 {
+		p.snap = nil
+	}
+	if _, err := n.op.apply(c); err != nil {
+		return nil, kerr.New(kerr.Internal, "running %s again: %v", n.op, err)
+	}
+	c.TakeEvents()
+	return c.Snapshot()
+}
+
+// replayed rebuilds a state from the start by replaying its schedule
+// (Options.Replay).
+func (s *search) replayed(schedule []Op) (*engine.Cluster, error) {
 	c, err := engine.Restore(s.start)
 	if err != nil {
 		return nil, err
 	}
-	for _, op := range s.schedule(i) {
+	for _, op := range schedule {
 		if _, err := op.apply(c); err != nil {
 			return nil, kerr.New(kerr.Internal, "replaying %s: %v", op, err)
 		}
 	}
 	c.TakeEvents()
-	return c.Snapshot()
+	return c, nil
 }
 
 // schedule is the steps that reach node i from the start.

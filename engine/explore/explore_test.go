@@ -136,3 +136,12 @@ func TestAcksAllMinISR2(t *testing.T) {
 	}
 	t.Logf("no violation of acked-not-lost within depth %d: %d distinct states", depth, res.States)
 }
+
+func BenchmarkProbe(b *testing.B) {
+	c := open(b, []int32{1, 2, 3}, 3, "min.insync.replicas=2", "rules=kafka")
+	ops, _ := explore.ParseOps("produce,replicate,crash,crash-keep,restart,promote")
+	for i := 0; i < b.N; i++ {
+		res := run(b, c, explore.Options{Depth: 8, Faults: 1, Ops: ops, Values: 2})
+		b.ReportMetric(float64(res.States), "states")
+	}
+}
