@@ -122,26 +122,126 @@ func TestBadOptions(t *testing.T) {
 	}
 }
 
-func TestAcksAllMinISR2(t *testing.T) {
+// noClock are the steps of the acks=all searches: without clock steps no
+// follower leaves the ISR by lag, so min.insync.replicas=2 holds for the
+// records acknowledged (with clock steps, the ISR may shrink to the leader
+// alone first: see TestAcksAllISRShrinkThenOneCrash).
+const noClock = "produce,replicate,crash,crash-keep,restart,promote"
+
+// minISR2 is the acks=all cluster: brokers 1, 2 and 3, min.insync.replicas=2,
+// Kafka's rules; broker 3 crashed and was fenced out of the ISR before the
+// search starts, so that the ISR [1 2] is exactly min.insync.replicas:
+// every acknowledged record is on two replicas, and the promise is about
+// fewer than two failures.
+func minISR2(t testing.TB) *engine.Cluster {
+	c := open(t, []int32{1, 2, 3}, 3, "min.insync.replicas=2", "rules=kafka")
+	if err := c.CrashBroker(3, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Advance(9001); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.PartitionState(t0); err != nil || !slices.Equal(st.ISR, []int32{1, 2}) {
+		t.Fatalf("ISR %v, %v; want [1 2]", st.ISR, err)
+	}
+	c.TakeEvents()
+	return c
+}
+
+func TestAcksAllMinISR2OneFault(t *testing.T) {
 	depth := 10
 	if testing.Short() {
 		depth = 6
 	}
-	c := open(t, []int32{1, 2, 3}, 3, "min.insync.replicas=2", "rules=kafka")
-	ops, _ := explore.ParseOps("produce,replicate,crash,crash-keep,restart,promote")
-	opt := explore.Options{Depth: depth, Faults: 1, Ops: ops, Acks: []engine.AckMode{engine.AcksAll}, Values: 2}
-	res := run(t, c, opt)
+	ops, _ := explore.ParseOps(noClock)
+	opt := explore.Options{Depth: depth, Faults: 1, Ops: ops, Values: 2}
+	res := run(t, minISR2(t), opt)
 	if res.Found() || res.Stopped != "" || res.Depth != depth {
 		t.Fatalf("want no violation within depth %d: %+v %q", depth, res, commands(res.Schedule))
 	}
 	t.Logf("no violation of acked-not-lost within depth %d: %d distinct states", depth, res.States)
 }
 
-func BenchmarkProbe(b *testing.B) {
-	c := open(b, []int32{1, 2, 3}, 3, "min.insync.replicas=2", "rules=kafka")
-	ops, _ := explore.ParseOps("produce,replicate,crash,crash-keep,restart,promote")
-	for i := 0; i < b.N; i++ {
-		res := run(b, c, explore.Options{Depth: 8, Faults: 1, Ops: ops, Values: 2})
-		b.ReportMetric(float64(res.States), "states")
+func TestAcksAllMinISR2TwoMachineCrashes(t *testing.T) {
+	c := minISR2(t)
+	ops, _ := explore.ParseOps(noClock)
+	opt := explore.Options{Depth: 8, Faults: 2, Ops: ops, Values: 1}
+	res := run(t, c, opt)
+	if !res.Found() {
+		t.Fatalf("no loss with two crashes: %+v", res)
+	}
+	got := commands(res.Schedule)
+	t.Logf("%d states: %q %v", res.States, got, res.Violation)
+	crashes := 0
+	for _, op := range res.Schedule {
+		switch op.Kind {
+		case explore.Crash:
+			crashes++
+		case explore.CrashKeep:
+			t.Fatalf("a process crash in the double machine-crash loss: %q", got)
+		}
+	}
+	if crashes != 2 {
+		t.Fatalf("want two machine crashes: %q", got)
+	}
+	minimal(t, c, opt, res)
+}
+
+func TestAcksAllISRShrinkThenOneCrash(t *testing.T) {
+	c := open(t, []int32{1, 2, 3}, 3, "min.insync.replicas=2", "rules=kafka")
+	ops, _ := explore.ParseOps("produce,replicate,crash,restart,clock")
+	opt := explore.Options{Depth: 7, Faults: 1, Ops: ops, Values: 2}
+	res := run(t, c, opt)
+	if !res.Found() {
+		t.Fatalf("no loss: %+v", res)
+	}
+	t.Logf("%d states: %q %v", res.States, commands(res.Schedule), res.Violation)
+	if !slices.ContainsFunc(res.Schedule, func(o explore.Op) bool { return o.Kind == explore.Clock }) {
+		t.Fatalf("the loss needs the ISR to shrink by lag first: %q", commands(res.Schedule))
+	}
+	minimal(t, c, opt, res)
+}
+
+// kip101 is the pre-KIP-101 setting of hachikuji/kafka-specification:
+// two brokers, Kafka's rules with the ZooKeeper-era manual controller,
+// followers learning the HW one fetch late, process crashes only.
+func kip101(t *testing.T, truncation string) (*engine.Cluster, explore.Options) {
+	c := open(t, []int32{1, 2}, 2, "rules=kafka", "controller=manual", "truncation="+truncation)
+	ops, _ := explore.ParseOps("produce,replicate,crash-keep,restart,promote")
+	return c, explore.Options{Depth: 7, Faults: 2, Ops: ops, Values: 2, Property: explore.CommittedNotLost}
+}
+
+func TestKIP101CommittedLoss(t *testing.T) {
+	c, opt := kip101(t, "high-watermark")
+	res := run(t, c, opt)
+	if !res.Found() {
+		t.Fatalf("no committed loss under truncation=high-watermark: %+v", res)
+	}
+	t.Logf("%d states: %q %v", res.States, commands(res.Schedule), res.Violation)
+	minimal(t, c, opt, res)
+
+	c, opt = kip101(t, "leader-epoch")
+	opt.Depth = len(res.Schedule) + 1
+	fixed := run(t, c, opt)
+	if fixed.Found() || fixed.Stopped != "" {
+		t.Fatalf("truncation=leader-epoch loses a committed record: %q %v", commands(fixed.Schedule), fixed.Violation)
+	}
+	t.Logf("truncation=leader-epoch: none within depth %d: %d states", opt.Depth, fixed.States)
+}
+
+func TestUncleanElectionLoss(t *testing.T) {
+	c := open(t, []int32{1, 2}, 2, "rules=kafka", "unclean.leader.election.enable=true")
+	ops, _ := explore.ParseOps("produce,replicate,crash-keep,restart,clock")
+	opt := explore.Options{Depth: 7, Faults: 2, Ops: ops, Values: 1}
+	res := run(t, c, opt)
+	if !res.Found() {
+		t.Fatalf("no unclean loss: %+v", res)
+	}
+	t.Logf("%d states: %q %v", res.States, commands(res.Schedule), res.Violation)
+	minimal(t, c, opt, res)
+
+	c = open(t, []int32{1, 2}, 2, "rules=kafka")
+	if clean := run(t, c, opt); clean.Found() {
+		t.Fatalf("a loss without unclean election: %q %v", commands(clean.Schedule), clean.Violation)
 	}
 }
