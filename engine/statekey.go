@@ -11,7 +11,8 @@ import (
 // description API (PartitionStates, LeaderEpochs, PendingAcks, Brokers),
 // to tell two clusters apart that could behave differently: the clock,
 // the controller's timers (each broker's last heartbeat, which is a
-// crashed broker's crash time, and the next unclean-election check) and
+// crashed broker's crash time, and the next unclean-election check), each
+// replica set's hidden state (replication.ReplicaSet.WriteStateKey) and
 // the data directory's files as a vfs.Mem digest (current and durable
 // bytes: what a restart recovers and a machine crash keeps). It changes
 // nothing. A cluster on another file system writes no files.
@@ -27,6 +28,9 @@ func (c *Cluster) WriteStateKey(w io.Writer) {
 		b := c.brokers[id]
 		put(int64(id))
 		put(b.lastHeartbeatMs)
+	}
+	for _, tp := range c.sortedTPs() {
+		c.sets[tp].WriteStateKey(w)
 	}
 	if m, ok := c.cfg.fs().(*vfs.Mem); ok {
 		m.Digest(w)

@@ -245,3 +245,48 @@ func TestUncleanElectionLoss(t *testing.T) {
 		t.Fatalf("a loss without unclean election: %q %v", commands(clean.Schedule), clean.Violation)
 	}
 }
+
+// TestAgreesWithBruteForce compares the search with an enumeration of
+// every schedule replayed from the start: the same distinct states, and
+// each schedule the search reports reaches the state it reports.
+func TestAgreesWithBruteForce(t *testing.T) {
+	c := minISR2(t)
+	ops, _ := explore.ParseOps("produce,replicate,crash,crash-keep,restart,promote,clock")
+	opt := explore.Options{Depth: 4, Faults: 1, Ops: ops, Values: 1, Acks: []engine.AckMode{engine.Acks1, engine.AcksAll},
+		Property: explore.LogsAgree}
+	var visited [][]explore.Op
+	opt.Visit = func(schedule []explore.Op) { visited = append(visited, schedule) }
+	res := run(t, c, opt)
+	if res.Found() || res.Stopped != "" {
+		t.Fatalf("the comparison needs a search that ends at its depth: %+v", res)
+	}
+	brute, err := explore.BruteForce(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.States != len(brute) || len(visited) != res.States {
+		bfs := map[explore.Key]bool{}
+		for _, schedule := range visited {
+			k, _ := explore.KeyOf(c, opt, schedule)
+			bfs[k] = true
+		}
+		for k, schedule := range brute {
+			if !bfs[k] {
+				t.Errorf("only the brute force reaches %q", commands(schedule))
+			}
+		}
+		t.Fatalf("search: %d distinct states (%d visited), brute force: %d", res.States, len(visited), len(brute))
+	}
+	keys := map[explore.Key]bool{}
+	for _, schedule := range visited {
+		k, err := explore.KeyOf(c, opt, schedule)
+		if err != nil {
+			t.Fatalf("%q does not replay: %v", commands(schedule), err)
+		}
+		if _, ok := brute[k]; !ok || keys[k] {
+			t.Fatalf("%q reaches a state the brute force did not, or one reported twice", commands(schedule))
+		}
+		keys[k] = true
+	}
+	t.Logf("%d distinct states within depth %d, by both", res.States, opt.Depth)
+}
