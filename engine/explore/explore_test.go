@@ -2,6 +2,7 @@ package explore_test
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -148,10 +149,15 @@ func minISR2(t testing.TB) *engine.Cluster {
 	return c
 }
 
+// heavy reports whether the searches of the full size run
+// (MINIKAFKA_EXPLORE_HEAVY=1, set by .ci/run): depth 10 for acks=all. The
+// default run searches the same space to a smaller depth.
+func heavy() bool { return os.Getenv("MINIKAFKA_EXPLORE_HEAVY") == "1" }
+
 func TestAcksAllMinISR2OneFault(t *testing.T) {
-	depth := 10
-	if testing.Short() {
-		depth = 6
+	depth := 6
+	if heavy() {
+		depth = 10
 	}
 	ops, _ := explore.ParseOps(noClock)
 	opt := explore.Options{Depth: depth, Faults: 1, Ops: ops, Values: 2}
@@ -188,9 +194,9 @@ func TestAcksAllMinISR2TwoMachineCrashes(t *testing.T) {
 }
 
 func TestAcksAllISRShrinkThenOneCrash(t *testing.T) {
-	c := open(t, []int32{1, 2, 3}, 3, "min.insync.replicas=2", "rules=kafka")
+	c := minISR2(t)
 	ops, _ := explore.ParseOps("produce,replicate,crash,restart,clock")
-	opt := explore.Options{Depth: 7, Faults: 1, Ops: ops, Values: 2}
+	opt := explore.Options{Depth: 6, Faults: 1, Ops: ops, Values: 2}
 	res := run(t, c, opt)
 	if !res.Found() {
 		t.Fatalf("no loss: %+v", res)
@@ -232,7 +238,7 @@ func TestKIP101CommittedLoss(t *testing.T) {
 func TestUncleanElectionLoss(t *testing.T) {
 	c := open(t, []int32{1, 2}, 2, "rules=kafka", "unclean.leader.election.enable=true")
 	ops, _ := explore.ParseOps("produce,replicate,crash-keep,restart,clock")
-	opt := explore.Options{Depth: 7, Faults: 2, Ops: ops, Values: 1}
+	opt := explore.Options{Depth: 5, Faults: 2, Ops: ops, Values: 1}
 	res := run(t, c, opt)
 	if !res.Found() {
 		t.Fatalf("no unclean loss: %+v", res)

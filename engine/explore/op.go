@@ -114,4 +114,3 @@ func (o Op) apply(c *engine.Cluster) (*engine.Ack, error) {
 		return nil, c.Advance(o.Ms)
 	}
 }
-
