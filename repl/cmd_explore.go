@@ -59,9 +59,45 @@ what it changed. The properties:`,
 	Run: runExplore,
 }
 
-// exploreProperties are the concepts `help explore` explains after the
-// command: one per property, in the session's language.
-var exploreProperties = explore.Properties
+// exploreTopic is `help explore`: the command's help, then each property
+// it checks, explained in the session's language (the concepts of the
+// same names, repl/concepts).
+type exploreTopic struct {
+	helpTopic
+	Properties []concept `json:"properties"`
+}
+
+func (s *Session) exploreHelp(t helpTopic) exploreTopic {
+	out := exploreTopic{helpTopic: t}
+	for _, p := range explore.Properties() {
+		if c, ok := s.lookupConcept(p); ok {
+			out.Properties = append(out.Properties, c)
+		}
+	}
+	return out
+}
+
+func (t exploreTopic) writeText(w io.Writer, st *style) error {
+	var b strings.Builder
+	if err := t.helpTopic.writeText(&b, st); err != nil {
+		return err
+	}
+	// The properties go after the detail, before the chapter line.
+	text := b.String()
+	i := strings.LastIndex(strings.TrimRight(text, "\n"), "\n\n")
+	if i < 0 {
+		i = len(text)
+	}
+	io.WriteString(w, text[:i+1])
+	for _, c := range t.Properties {
+		fmt.Fprintln(w)
+		for _, l := range c.Definition {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	_, err := io.WriteString(w, text[i+1:])
+	return err
+}
 
 // explored is the result of explore.
 type explored struct {

@@ -61,23 +61,63 @@ func (n narration) fill(name string, kv ...string) string {
 	return t
 }
 
-// lines splits a filled template into narration lines, each paragraph
-// wrapped at 76 columns where it has spaces (a filled value may make a
-// line long).
+// lines reflows a filled template into narration lines of at most 76
+// columns: its lines are joined into one paragraph (with a space between
+// two ASCII ends) and cut between words, or between any two characters of
+// a script written without spaces.
 func lines(text string) []string {
-	var out []string
-	for _, l := range strings.Split(text, "\n") {
-		for utf8.RuneCountInString(l) > 76 {
-			cut := strings.LastIndexByte(l[:76], ' ')
-			if cut <= 0 {
-				break
-			}
-			out = append(out, l[:cut])
-			l = l[cut+1:]
+	var para string
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		l = strings.TrimSpace(l)
+		if para != "" && isASCIIEnd(para, true) && isASCIIEnd(l, false) {
+			para += " "
 		}
-		out = append(out, l)
+		para += l
 	}
-	return out
+	// tokens: ASCII words with the spaces after them, or single runes.
+	var tokens []string
+	for i := 0; i < len(para); {
+		r, n := utf8.DecodeRuneInString(para[i:])
+		if r >= utf8.RuneSelf {
+			tokens = append(tokens, para[i:i+n])
+			i += n
+			continue
+		}
+		j := i
+		for j < len(para) && para[j] < utf8.RuneSelf && para[j] != ' ' {
+			j++
+		}
+		for j < len(para) && para[j] == ' ' {
+			j++
+		}
+		if j == i {
+			j++
+		}
+		tokens = append(tokens, para[i:j])
+		i = j
+	}
+	var out []string
+	cur := ""
+	for _, t := range tokens {
+		if cur != "" && textWidth(strings.TrimRight(cur+t, " ")) > 76 {
+			out = append(out, strings.TrimRight(cur, " "))
+			cur = ""
+		}
+		cur += t
+	}
+	return append(out, strings.TrimRight(cur, " "))
+}
+
+// isASCIIEnd reports whether s ends (end) or starts (!end) with an ASCII
+// character.
+func isASCIIEnd(s string, end bool) bool {
+	if s == "" {
+		return false
+	}
+	if end {
+		return s[len(s)-1] < utf8.RuneSelf
+	}
+	return s[0] < utf8.RuneSelf
 }
 
 // why is the narration of step i of the schedule: why it is allowed.
