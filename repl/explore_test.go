@@ -1,0 +1,62 @@
+package repl
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minikafka-lab/minikafka/labs"
+)
+
+// TestExploreSavesALabThatPasses: from 3 brokers, rf=3 and one record
+// produced with acks=1, explore finds the shortest loss, leaves the
+// session's cluster as it was, and the lab it saves passes the lab runner,
+// with a Chinese narration that matches it step for step.
+func TestExploreSavesALabThatPasses(t *testing.T) {
+	s := newTestSession(t, Options{})
+	for _, line := range []string{"topic create events partitions=1 rf=3", "produce events value=x acks=1"} {
+		if err := s.Exec(new(strings.Builder), line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	picture := func() string {
+		var b strings.Builder
+		if err := s.Exec(&b, "offsets events-0"); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	before := picture()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "06-found", "01-acks1-loss.lab")
+	var out strings.Builder
+	if err := s.Exec(&out, "explore depth=4 save="+path); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "acked-not-lost breaks after 1 step") || !strings.Contains(out.String(), " 1. promote events-0 2") {
+		t.Fatalf("explore:\n%s", out.String())
+	}
+	if after := picture(); after != before {
+		t.Fatalf("explore changed the session's cluster:\n%s\n----\n%s", before, after)
+	}
+	cat, err := labs.Load(os.DirFS(dir), dir)
+	if err != nil || len(cat.Problems) > 0 || len(cat.Labs) != 1 {
+		t.Fatalf("%v %v", err, cat.Problems)
+	}
+	var run strings.Builder
+	if failed := labs.RunLabs(&run, cat.Labs, LabExecutor(Options{}), labs.RunOptions{}); failed != 0 {
+		t.Fatalf("the saved lab fails:\n%s", run.String())
+	}
+	zh, err := os.ReadFile(path + ".zh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := labs.ParseLabText(path+".zh", labs.Chinese, zh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Labs[0].CheckText(text); err != nil {
+		t.Fatalf("the Chinese narration does not match the lab: %v", err)
+	}
+}
