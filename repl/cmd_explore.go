@@ -211,10 +211,12 @@ func runExplore(s *Session, w io.Writer, a *Args) error {
 		}
 		defer fmt.Fprint(w, "\r\x1b[K")
 	}
+	s.exploreFound = false
 	res, err := explore.Explore(s.cluster, opt)
 	if err != nil {
 		return err
 	}
+	s.exploreFound = res.Found()
 	out := explored{Property: res.Property, Found: res.Found(), States: res.States, Depth: res.Depth, Stopped: res.Stopped, Steps: []exploreStep{}}
 	if res.Stopped == "interrupted" && s.format == FormatText {
 		fmt.Fprintln(w, "interrupted: what was found so far")
@@ -236,6 +238,10 @@ func runExplore(s *Session, w io.Writer, a *Args) error {
 	}
 	return s.emit(w, out)
 }
+
+// ExploreFound reports whether the last explore found a schedule that
+// breaks its property (minikafka explore's exit status).
+func (s *Session) ExploreFound() bool { return s.exploreFound }
 
 // trace is a schedule run again in a lab's fresh session: the blocks that
 // rebuild the start, each step's output, the pictures around the last
