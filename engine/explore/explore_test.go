@@ -296,3 +296,19 @@ func TestAgreesWithBruteForce(t *testing.T) {
 	}
 	t.Logf("%d distinct states within depth %d, by both", res.States, opt.Depth)
 }
+
+// TestPromotionCutsISRUnderMiniKafkaRules: under MiniKafka's rules a
+// promotion leaves the new leader alone in the ISR, so one machine crash
+// after it loses a write acknowledged with acks=all and min ISR 2 (Kafka's
+// elections keep the ISR: none under rules=kafka, TestAcksAllMinISR2OneFault).
+func TestPromotionCutsISRUnderMiniKafkaRules(t *testing.T) {
+	c := open(t, []int32{1, 2, 3}, 3, "min.insync.replicas=2")
+	ops, _ := explore.ParseOps(noClock)
+	opt := explore.Options{Depth: 6, Faults: 1, Ops: ops, Values: 1}
+	res := run(t, c, opt)
+	if !res.Found() || !slices.ContainsFunc(res.Schedule, func(o explore.Op) bool { return o.Kind == explore.Promote }) {
+		t.Fatalf("want a loss through a promotion: %q %+v", commands(res.Schedule), res)
+	}
+	t.Logf("%d states: %q %v", res.States, commands(res.Schedule), res.Violation)
+	minimal(t, c, opt, res)
+}
