@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
@@ -161,11 +162,14 @@ func TestAcksAllMinISR2OneFault(t *testing.T) {
 	}
 	ops, _ := explore.ParseOps(noClock)
 	opt := explore.Options{Depth: depth, Faults: 1, Ops: ops, Values: 2}
+	start := time.Now()
 	res := run(t, minISR2(t), opt)
+	took := time.Since(start)
 	if res.Found() || res.Stopped != "" || res.Depth != depth {
 		t.Fatalf("want no violation within depth %d: %+v %q", depth, res, commands(res.Schedule))
 	}
-	t.Logf("no violation of acked-not-lost within depth %d: %d distinct states", depth, res.States)
+	t.Logf("no violation of acked-not-lost within depth %d: %d distinct states, %v (%.0f states/s), peak RSS %d MiB",
+		depth, res.States, took.Round(time.Millisecond), float64(res.States)/took.Seconds(), peakRSS())
 }
 
 func TestAcksAllMinISR2TwoMachineCrashes(t *testing.T) {
