@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"encoding/binary"
 	"io"
 
+	"github.com/minikafka-lab/minikafka/engine/statekey"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
@@ -17,17 +17,12 @@ import (
 // bytes: what a restart recovers and a machine crash keeps). It changes
 // nothing. A cluster on another file system writes no files.
 func (c *Cluster) WriteStateKey(w io.Writer) {
-	var buf [binary.MaxVarintLen64]byte
-	put := func(v int64) {
-		n := binary.PutVarint(buf[:], v)
-		w.Write(buf[:n])
-	}
-	put(c.clock.NowMs())
-	put(c.uncleanCheckDueMs)
+	k := statekey.New(w)
+	k.Int(c.clock.NowMs())
+	k.Int(c.uncleanCheckDueMs)
 	for _, id := range c.sortedBrokers() {
-		b := c.brokers[id]
-		put(int64(id))
-		put(b.lastHeartbeatMs)
+		k.Int(int64(id))
+		k.Int(c.brokers[id].lastHeartbeatMs)
 	}
 	for _, tp := range c.sortedTPs() {
 		c.sets[tp].WriteStateKey(w)

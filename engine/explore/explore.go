@@ -89,11 +89,8 @@ type Options struct {
 // Normalize fills in the defaults and checks the bounds: an argument
 // error names the first bad option.
 func (o *Options) Normalize() error {
-	switch {
-	case o.Depth == 0:
-		o.Depth = 8
-	case o.Depth < 0 || o.Depth > MaxDepth:
-		return kerr.Argument("depth must be 1..%d (got %d)", MaxDepth, o.Depth)
+	if err := orDefault(&o.Depth, 8, MaxDepth, "depth"); err != nil {
+		return err
 	}
 	switch {
 	case o.Faults == 0:
@@ -117,17 +114,20 @@ func (o *Options) Normalize() error {
 	if len(o.Acks) == 0 {
 		o.Acks = []engine.AckMode{engine.AcksAll}
 	}
-	switch {
-	case o.Values == 0:
-		o.Values = 2
-	case o.Values < 0 || o.Values > MaxValues:
-		return kerr.Argument("values must be 1..%d (got %d)", MaxValues, o.Values)
+	if err := orDefault(&o.Values, 2, MaxValues, "values"); err != nil {
+		return err
 	}
+	return orDefault(&o.MaxStates, 1_000_000, MaxMaxStates, "max-states")
+}
+
+// orDefault sets *v to def when it is zero, and checks that it is in
+// 1..most otherwise (an argument error naming the option).
+func orDefault(v *int, def, most int, name string) error {
 	switch {
-	case o.MaxStates == 0:
-		o.MaxStates = 1_000_000
-	case o.MaxStates < 0 || o.MaxStates > MaxMaxStates:
-		return kerr.Argument("max-states must be 1..%d (got %d)", MaxMaxStates, o.MaxStates)
+	case *v == 0:
+		*v = def
+	case *v < 0 || *v > most:
+		return kerr.Argument("%s must be 1..%d (got %d)", name, most, *v)
 	}
 	return nil
 }

@@ -2,11 +2,10 @@ package explore
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"hash"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/invariant"
+	"github.com/minikafka-lab/minikafka/engine/statekey"
 )
 
 // Key identifies a state: a SHA-256 over everything that decides what the
@@ -30,37 +29,6 @@ import (
 // produce of a schedule always writes vk.
 type Key [sha256.Size]byte
 
-// keyWriter encodes a state for hashing.
-type keyWriter struct {
-	h   hash.Hash
-	buf [binary.MaxVarintLen64]byte
-}
-
-func (w *keyWriter) int(v int64) {
-	n := binary.PutVarint(w.buf[:], v)
-	w.h.Write(w.buf[:n])
-}
-
-func (w *keyWriter) bool(b bool) {
-	if b {
-		w.int(1)
-	} else {
-		w.int(0)
-	}
-}
-
-func (w *keyWriter) str(s string) {
-	w.int(int64(len(s)))
-	w.h.Write([]byte(s))
-}
-
-func (w *keyWriter) ids(ids []int32) {
-	w.int(int64(len(ids)))
-	for _, id := range ids {
-		w.int(int64(id))
-	}
-}
-
 // key computes the key of c, observed as obs, followed by m, with the
 // budgets used.
 func (s *search) key(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor, faults, values int) Key {
@@ -68,64 +36,65 @@ func (s *search) key(c *engine.Cluster, obs invariant.Observation, m *invariant.
 }
 
 func stateKey(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor, faults, values int) Key {
-	w := &keyWriter{h: sha256.New()}
-	w.int(int64(faults))
-	w.int(int64(values))
-	c.WriteStateKey(w.h)
+	h := sha256.New()
+	w := statekey.New(h)
+	w.Int(int64(faults))
+	w.Int(int64(values))
+	c.WriteStateKey(h)
 	for _, b := range obs.Brokers {
-		w.int(int64(b.ID))
-		w.bool(b.Up)
-		w.bool(b.Fenced)
-		w.str(b.LogDirFailure)
+		w.Int(int64(b.ID))
+		w.Bool(b.Up)
+		w.Bool(b.Fenced)
+		w.String(b.LogDirFailure)
 	}
 	for _, p := range obs.Partitions {
-		w.str(p.TP.Topic)
-		w.int(int64(p.TP.Partition))
-		w.int(int64(p.Leader))
-		w.int(int64(p.LeaderEpoch))
-		w.bool(p.Online)
-		w.bool(p.Leaderless)
-		w.int(p.HW)
-		w.int(p.LSO)
-		w.ids(p.ISRStored)
+		w.String(p.TP.Topic)
+		w.Int(int64(p.TP.Partition))
+		w.Int(int64(p.Leader))
+		w.Int(int64(p.LeaderEpoch))
+		w.Bool(p.Online)
+		w.Bool(p.Leaderless)
+		w.Int(p.HW)
+		w.Int(p.LSO)
+		w.IDs(p.ISRStored)
 		for _, r := range p.Replicas {
-			w.int(int64(r.Broker))
-			w.int(r.LEO)
-			w.int(r.HW)
-			w.int(r.LogStart)
-			w.bool(r.InISR)
-			w.int(r.LastFetchMs)
-			w.bool(r.Up)
-			w.bool(r.Diverged)
-			w.bool(r.Reconciling)
+			w.Int(int64(r.Broker))
+			w.Int(r.LEO)
+			w.Int(r.HW)
+			w.Int(r.LogStart)
+			w.Bool(r.InISR)
+			w.Int(r.LastFetchMs)
+			w.Bool(r.Up)
+			w.Bool(r.Diverged)
+			w.Bool(r.Reconciling)
 			epochs, _ := c.LeaderEpochs(p.TP, r.Broker)
-			w.int(int64(len(epochs)))
+			w.Int(int64(len(epochs)))
 			for _, e := range epochs {
-				w.int(int64(e.Epoch))
-				w.int(e.StartOffset)
+				w.Int(int64(e.Epoch))
+				w.Int(e.StartOffset)
 			}
 		}
 		for _, pe := range p.Producers {
-			w.int(pe.PID)
-			w.int(int64(pe.Epoch))
-			w.int(int64(pe.BaseSequence))
-			w.int(int64(pe.LastSequence))
-			w.int(pe.BaseOffset)
-			w.int(pe.NextOffset)
-			w.int(int64(pe.Registered))
+			w.Int(pe.PID)
+			w.Int(int64(pe.Epoch))
+			w.Int(int64(pe.BaseSequence))
+			w.Int(int64(pe.LastSequence))
+			w.Int(pe.BaseOffset)
+			w.Int(pe.NextOffset)
+			w.Int(int64(pe.Registered))
 		}
 	}
 	for _, a := range c.PendingAcks() {
-		w.str(a.TP.Topic)
-		w.int(int64(a.TP.Partition))
-		w.int(a.Target)
-		w.int(a.DeadlineMs)
+		w.String(a.TP.Topic)
+		w.Int(int64(a.TP.Partition))
+		w.Int(a.Target)
+		w.Int(a.DeadlineMs)
 		v := a.Value()
-		w.bool(v.Duplicate)
-		w.int(v.BaseOffset)
+		w.Bool(v.Duplicate)
+		w.Int(v.BaseOffset)
 	}
-	m.WriteKey(w.h)
+	m.WriteKey(h)
 	var k Key
-	w.h.Sum(k[:0])
+	h.Sum(k[:0])
 	return k
 }

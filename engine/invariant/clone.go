@@ -2,13 +2,13 @@ package invariant
 
 import (
 	"cmp"
-	"encoding/binary"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
+	"github.com/minikafka-lab/minikafka/engine/statekey"
 )
 
 // Clone returns an independent copy of the Monitor: a state explorer
@@ -35,25 +35,14 @@ func (m *Monitor) Clone() *Monitor {
 // the same violations of those properties on every observation; the HW
 // history behind hw-monotone and epoch-monotone is left out.
 func (m *Monitor) WriteKey(w io.Writer) {
-	var buf [binary.MaxVarintLen64]byte
-	put := func(v int64) {
-		n := binary.PutVarint(buf[:], v)
-		w.Write(buf[:n])
-	}
-	bytes := func(b []byte) {
-		if b == nil {
-			put(-1)
-			return
-		}
-		put(int64(len(b)))
-		w.Write(b)
-	}
+	k := statekey.New(w)
+	put := k.Int
 	heldKey := func(h held) {
-		bytes([]byte(h.tp.Topic))
+		k.String(h.tp.Topic)
 		put(int64(h.tp.Partition))
 		put(h.offset)
-		bytes(h.key)
-		bytes(h.value)
+		k.Bytes(h.key)
+		k.Bytes(h.value)
 	}
 	// The order of acknowledgements is not kept: the same records
 	// acknowledged in another order are held the same.
@@ -75,7 +64,7 @@ func (m *Monitor) WriteKey(w io.Writer) {
 	put(int64(len(tps)))
 	for _, tp := range tps {
 		s := m.seen[tp]
-		bytes([]byte(tp.Topic))
+		k.String(tp.Topic)
 		put(int64(tp.Partition))
 		put(s.hw)
 		put(int64(s.epoch))

@@ -1,8 +1,9 @@
 package replication
 
 import (
-	"encoding/binary"
 	"io"
+
+	"github.com/minikafka-lab/minikafka/engine/statekey"
 )
 
 // WriteStateKey writes to w the replica set's state that its descriptions
@@ -14,27 +15,14 @@ import (
 // A state explorer hashes it with the rest to recognise a state it has
 // seen. It changes nothing.
 func (rs *ReplicaSet) WriteStateKey(w io.Writer) {
-	var buf [binary.MaxVarintLen64]byte
-	put := func(v int64) {
-		n := binary.PutVarint(buf[:], v)
-		w.Write(buf[:n])
-	}
-	flag := func(b bool) {
-		if b {
-			put(1)
-		} else {
-			put(0)
-		}
-	}
+	k := statekey.New(w)
+	put, flag := k.Int, k.Bool
 	put(int64(rs.leader))
 	put(int64(rs.epoch))
 	put(rs.epochStart)
 	put(rs.hw)
 	flag(rs.leaderless)
-	put(int64(len(rs.isrOrder)))
-	for _, b := range rs.isrOrder {
-		put(int64(b))
-	}
+	k.IDs(rs.isrOrder)
 	for _, b := range rs.assignment {
 		r := rs.replicas[b]
 		put(int64(b))
@@ -54,10 +42,7 @@ func (rs *ReplicaSet) WriteStateKey(w io.Writer) {
 	for _, wt := range rs.waiters {
 		put(wt.ack.Target)
 		put(int64(wt.ack.Mode))
-		put(int64(len(wt.ack.Captured)))
-		for _, b := range wt.ack.Captured {
-			put(int64(b))
-		}
+		k.IDs(wt.ack.Captured)
 		flag(wt.hwOnly)
 		put(wt.deadlineMs)
 	}
