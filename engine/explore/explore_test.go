@@ -316,3 +316,23 @@ func TestPromotionCutsISRUnderMiniKafkaRules(t *testing.T) {
 	t.Logf("%d states: %q %v", res.States, commands(res.Schedule), res.Violation)
 	minimal(t, c, opt, res)
 }
+
+// TestStopAndMaxStates: a search stopped from outside (Ctrl-C) or by its
+// state budget ends with what it found so far and says why.
+func TestStopAndMaxStates(t *testing.T) {
+	c := minISR2(t)
+	calls := 0
+	res := run(t, c, explore.Options{Depth: 8, Stop: func() bool { calls++; return calls > 20 }})
+	if res.Stopped != "interrupted" || res.Found() || res.States < 2 || res.Depth >= 8 {
+		t.Errorf("stopped: %+v", res)
+	}
+	res = run(t, c, explore.Options{Depth: 8, MaxStates: 100})
+	if res.Stopped != "max-states" || res.States != 100 {
+		t.Errorf("max-states: %+v", res)
+	}
+	var seen []explore.Progress
+	run(t, c, explore.Options{Depth: 3, Progress: func(p explore.Progress) { seen = append(seen, p) }})
+	if len(seen) < 3 || seen[len(seen)-1].Depth != 3 {
+		t.Errorf("progress: %+v", seen)
+	}
+}
