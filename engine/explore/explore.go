@@ -367,9 +367,13 @@ func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		m := mon.Clone()
-		if err := s.step(c, m, op); err != nil {
+		ack, err := op.apply(c)
+		if err != nil {
 			continue // not enabled after all (refused): no new state
+		}
+		m := mon.Clone()
+		if err := s.learn(c, m, op, ack); err != nil {
+			continue
 		}
 		f, v := faults, values
 		if op.fault() {
@@ -474,6 +478,12 @@ func (s *search) step(c *engine.Cluster, m *invariant.Monitor, op Op) error {
 	if err != nil {
 		return err
 	}
+	return s.learn(c, m, op, ack)
+}
+
+// learn tells the Monitor what op, which just ran on c with the
+// acknowledgement ack (a produce's), let a producer and a consumer learn.
+func (s *search) learn(c *engine.Cluster, m *invariant.Monitor, op Op, ack *engine.Ack) error {
 	var own int64 = -1
 	if ack != nil {
 		own = ack.ID()

@@ -15,8 +15,10 @@ import (
 //     directory's files, current and durable (Cluster.WriteStateKey); each
 //     broker's state; each partition's leader, epoch, HW, LSO, ISR (stored
 //     order) and each replica's LEO, HW, log start, ISR membership, last
-//     fetch time, running, diverged and reconciling marks and leader-epoch
-//     entries; the pending acks=all waiters (partition, target, deadline).
+//     fetch time, running, diverged and reconciling marks; the pending
+//     acks=all waiters (partition, target, deadline). A replica's
+//     leader-epoch entries are not written: they are rebuilt from the
+//     epochs its batches carry, which the files hold.
 //   - What the property holds the cluster to (Monitor.WriteKey): the
 //     acknowledged records and what a consumer saw.
 //   - The budgets: crashes and values used.
@@ -67,12 +69,6 @@ func stateKey(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor
 			w.Bool(r.Up)
 			w.Bool(r.Diverged)
 			w.Bool(r.Reconciling)
-			epochs, _ := c.LeaderEpochs(p.TP, r.Broker)
-			w.Int(int64(len(epochs)))
-			for _, e := range epochs {
-				w.Int(int64(e.Epoch))
-				w.Int(e.StartOffset)
-			}
 		}
 		for _, pe := range p.Producers {
 			w.Int(pe.PID)
