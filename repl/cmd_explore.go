@@ -231,7 +231,7 @@ func runExplore(s *Session, w io.Writer, a *Args) error {
 	}
 	out.Steps, out.Before, out.After = tr.steps, tr.before.output, tr.after.output
 	if save != "" {
-		if err := s.saveExplored(save, a, res, tr); err != nil {
+		if err := s.saveExplored(save, a, res, tr, max(opt.Faults, 0)); err != nil {
 			return err
 		}
 		out.Saved = save
@@ -304,8 +304,8 @@ func (s *Session) traceSchedule(res *explore.Result) (*trace, error) {
 }
 
 // saveExplored writes the lab of a schedule found, and its Chinese
-// narration beside it.
-func (s *Session) saveExplored(path string, a *Args, res *explore.Result, tr *trace) error {
+// narration beside it; faults is the search's bound on crashes.
+func (s *Session) saveExplored(path string, a *Args, res *explore.Result, tr *trace, faults int) error {
 	args := strings.TrimPrefix(exploreArgs(a), "explore ")
 	files := map[string][]byte{}
 	for _, lang := range []string{"en", "zh"} {
@@ -313,7 +313,7 @@ func (s *Session) saveExplored(path string, a *Args, res *explore.Result, tr *tr
 		if err != nil {
 			return err
 		}
-		src, err := n.lab(path, args, res, tr, lang == "zh")
+		src, err := n.lab(path, args, res, tr, faults, lang == "zh")
 		if err != nil {
 			return err
 		}

@@ -175,13 +175,7 @@ func (n narration) changed(st [2]stepState) string {
 // lab is the source of the lab (zh: of its translation) for the schedule
 // found: the blocks that rebuild the start, each step with its narration,
 // and the pictures around the last step.
-func (n narration) lab(path, args string, res *explore.Result, tr *trace, zh bool) ([]byte, error) {
-	faults := 0
-	for _, op := range res.Schedule {
-		if op.Kind == explore.Crash || op.Kind == explore.CrashKeep {
-			faults++
-		}
-	}
+func (n narration) lab(path, args string, res *explore.Result, tr *trace, faults int, zh bool) ([]byte, error) {
 	rec := &recording{path: path, title: n.fill("title", "property", res.Property), chapter: chapterFromDir(path), prefix: tr.prefix}
 	rec.header = lines(n.fill("intro", "args", args, "states", strconv.Itoa(res.States), "steps", strconv.Itoa(len(res.Schedule)), "property", res.Property))
 	for i, op := range res.Schedule {
