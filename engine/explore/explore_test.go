@@ -162,14 +162,14 @@ func TestAcksAllMinISR2OneFault(t *testing.T) {
 	}
 	ops, _ := explore.ParseOps(noClock)
 	opt := explore.Options{Depth: depth, Faults: 1, Ops: ops, Values: 2}
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	res := run(t, minISR2(t), opt)
-	took := time.Since(start)
+	took, cpu := time.Since(start), cpuTime()-cpu
 	if res.Found() || res.Stopped != "" || res.Depth != depth {
 		t.Fatalf("want no violation within depth %d: %+v %q", depth, res, commands(res.Schedule))
 	}
-	t.Logf("no violation of acked-not-lost within depth %d: %d distinct states, %v (%.0f states/s), peak RSS %d MiB",
-		depth, res.States, took.Round(time.Millisecond), float64(res.States)/took.Seconds(), peakRSS())
+	t.Logf("no violation of acked-not-lost within depth %d: %d distinct states, %v (%.0f states/s; CPU %v), peak RSS %d MiB",
+		depth, res.States, took.Round(time.Millisecond), float64(res.States)/took.Seconds(), cpu.Round(time.Millisecond), peakRSS())
 }
 
 func TestAcksAllMinISR2TwoMachineCrashes(t *testing.T) {
