@@ -203,16 +203,20 @@ func runExplore(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	opt.Stop = s.interrupted
+	shown := false
 	if s.opts.Width != nil && s.tl.rec == nil && s.format == FormatText {
 		start := time.Now()
 		opt.Progress = func(p explore.Progress) {
 			rate := float64(p.States) / max(time.Since(start).Seconds(), 1e-3)
 			fmt.Fprintf(w, "\rexploring: %d states, depth %d, %.0f states/s\x1b[K", p.States, p.Depth, rate)
+			shown = true
 		}
-		defer fmt.Fprint(w, "\r\x1b[K")
 	}
 	s.exploreFound = false
 	res, err := explore.Explore(s.cluster, opt)
+	if shown {
+		fmt.Fprint(w, "\r\x1b[K") // the result takes the progress line's place
+	}
 	if err != nil {
 		return err
 	}

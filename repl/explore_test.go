@@ -60,3 +60,28 @@ func TestExploreSavesALabThatPasses(t *testing.T) {
 		t.Fatalf("the Chinese narration does not match the lab: %v", err)
 	}
 }
+
+// TestExploreProgressOnATerminalOnly: on a terminal (Width set) a progress
+// line with states, depth and states/s is drawn and cleared before the
+// result; in a script there is none.
+func TestExploreProgressOnATerminalOnly(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		opts := Options{}
+		if terminal {
+			opts.Width = func() int { return 80 }
+		}
+		s := newTestSession(t, opts)
+		var out strings.Builder
+		for _, line := range []string{"topic create events partitions=1 rf=3", "explore depth=2 ops=produce,replicate values=1"} {
+			out.Reset()
+			if err := s.Exec(&out, line); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := out.String()
+		progress := strings.Contains(got, "\rexploring: ") && strings.Contains(got, " states/s\x1b[K\r\x1b[Kno violation")
+		if progress != terminal || !strings.HasSuffix(got, "no violation of acked-not-lost within depth 2: 4 distinct states\n") {
+			t.Errorf("terminal=%v: %q", terminal, got)
+		}
+	}
+}
