@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/minikafka-lab/minikafka/labs"
 )
@@ -83,5 +84,34 @@ func TestExploreProgressOnATerminalOnly(t *testing.T) {
 		if progress != terminal || !strings.HasSuffix(got, "no violation of acked-not-lost within depth 2: 4 distinct states\n") {
 			t.Errorf("terminal=%v: %q", terminal, got)
 		}
+	}
+}
+
+// TestExploreCtrlC: Ctrl-C (Session.Interrupt, from the signal goroutine)
+// stops a long search with what it found so far.
+func TestExploreCtrlC(t *testing.T) {
+	s := newTestSession(t, Options{})
+	if err := s.Exec(new(strings.Builder), "topic create events partitions=1 rf=3"); err != nil {
+		t.Fatal(err)
+	}
+	finished, done := make(chan struct{}), make(chan struct{})
+	go func() { // the command's channel is fresh when it starts: keep asking
+		defer close(done)
+		for {
+			select {
+			case <-finished:
+				return
+			case <-time.After(20 * time.Millisecond):
+				s.Interrupt()
+			}
+		}
+	}()
+	var out strings.Builder
+	err := s.Exec(&out, "explore depth=40 property=no-read-above-hw")
+	close(finished)
+	<-done
+	if err != nil || !strings.Contains(out.String(), "interrupted: what was found so far") ||
+		!strings.Contains(out.String(), "no violation of no-read-above-hw found: stopped (interrupted)") {
+		t.Fatalf("%v\n%s", err, out.String())
 	}
 }
