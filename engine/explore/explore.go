@@ -159,13 +159,14 @@ type Result struct {
 // property.
 func (r *Result) Found() bool { return r.Schedule != nil }
 
-// node is a state the search reached: how (its parent and step), the
-// Monitor that follows its history and what its schedule used of the
-// budgets. Its state is not stored: expanding it restores its parent's
-// snapshot and runs its step again (the engine is deterministic), and
-// only then takes its snapshot, kept while its own children are expanded
-// (children left) — so the snapshots held at once are those of one depth,
-// not of the next, larger one.
+// node is a state the search reached: how (its parent and step) and what
+// its schedule used of the budgets. Its state is not stored: expanding it
+// restores its parent's snapshot, runs its step again (the engine is
+// deterministic) and replays what the step taught its parent's Monitor.
+// Only a node whose children are still to be expanded keeps its snapshot
+// and its Monitor (children counts them down) — so what the search holds
+// at once is one depth's snapshots and Monitors, not the next, larger
+// depth's. (In replay mode every node keeps its Monitor until expanded.)
 type node struct {
 	snap     *engine.Snapshot
 	mon      *invariant.Monitor
@@ -173,8 +174,7 @@ type node struct {
 	op       Op
 	faults   int
 	values   int
-	enabled  []Op
-	children int // children not expanded yet, while snap is kept for them
+	children int // children not expanded yet, while snap and mon are kept for them
 }
 
 // search is one run of Explore.
@@ -303,7 +303,7 @@ func (s *search) run() (*Result, error) {
 	}
 	k := s.key(root, obs, mon, 0, 0)
 	s.seen[k] = struct{}{}
-	s.nodes = append(s.nodes, node{mon: mon, parent: -1, enabled: s.enabled(obs, 0, 0)})
+	s.nodes = append(s.nodes, node{mon: mon, parent: -1})
 	if s.opt.Visit != nil {
 		s.opt.Visit(nil)
 	}
@@ -345,23 +345,35 @@ func (s *search) progress(depth int) {
 // to next. It returns true when a step broke the property (res then holds
 // it).
 func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
-	n := &s.nodes[i]
-	snap, err := s.state(i)
+	base, mon, obs, err := s.state(i)
 	if err != nil {
 		return false, err
 	}
-	enabled, mon, faults, values := n.enabled, n.mon, n.faults, n.values
-	n.enabled, n.mon = nil, nil // expanded: only its step and parent are kept
+	n := &s.nodes[i]
+	faults, values := n.faults, n.values
+	enabled := s.enabled(obs, faults, values)
+	if !s.opt.Replay {
+		n.mon = nil // expanded: only its step and parent are kept
+	}
 	var schedule []Op
+	var snap *engine.Snapshot
 	if s.opt.Replay {
 		schedule = s.schedule(i)
+	} else if len(enabled) > 1 || depth < s.opt.Depth {
+		// The last step runs on base itself; the others, and the
+		// children's rebuilds, on restores of its snapshot.
+		if snap, err = base.Snapshot(); err != nil {
+			return false, err
+		}
 	}
 	children := 0
-	for _, op := range enabled {
-		var c *engine.Cluster
-		if s.opt.Replay {
+	for j, op := range enabled {
+		c := base
+		switch {
+		case j == len(enabled)-1:
+		case s.opt.Replay:
 			c, err = s.replayed(schedule)
-		} else {
+		default:
 			c, err = engine.Restore(snap)
 		}
 		if err != nil {
@@ -394,15 +406,16 @@ func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 		}
 		s.seen[k] = struct{}{}
 		child := node{parent: i, op: op, faults: f, values: v}
-		if depth < s.opt.Depth {
-			// A state at the last depth is never expanded.
-			child.mon, child.enabled = m, s.enabled(obs, f, v)
+		if depth < s.opt.Depth && len(s.enabled(obs, f, v)) > 0 {
+			// A state at the last depth, or with no step enabled, is
+			// never expanded.
+			if s.opt.Replay {
+				child.mon = m
+			}
 			children++
+			*next = append(*next, len(s.nodes))
 		}
 		s.nodes = append(s.nodes, child)
-		if child.enabled != nil {
-			*next = append(*next, len(s.nodes)-1)
-		}
 		if s.opt.Visit != nil {
 			s.opt.Visit(s.schedule(len(s.nodes) - 1))
 		}
@@ -415,33 +428,48 @@ func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 		}
 	}
 	n = &s.nodes[i] // s.nodes may have grown
-	if children > 0 && !s.opt.Replay {
-		n.snap, n.children = snap, children
+	if s.opt.Replay {
+		n.mon = nil
+	} else if children > 0 {
+		n.snap, n.mon, n.children = snap, mon, children
 	}
 	return false, nil
 }
 
-// state returns node i's snapshot: the start's, or its parent's restored
-// with its step run again (the parent's snapshot is dropped once its last
-// child has been expanded). In replay mode only the start's is kept.
-func (s *search) state(i int) (*engine.Snapshot, error) {
+// state rebuilds node i: a running cluster in its state, the Monitor that
+// followed its schedule, and its observation. The start is restored from
+// its snapshot; any other node from its parent's snapshot, with its step
+// run again and taught to a clone of its parent's Monitor (the parent's
+// snapshot and Monitor are dropped once its last child is rebuilt). In
+// replay mode the node's schedule is replayed from the start instead, and
+// the node kept its own Monitor.
+func (s *search) state(i int) (*engine.Cluster, *invariant.Monitor, invariant.Observation, error) {
 	n := &s.nodes[i]
-	if n.parent < 0 || s.opt.Replay {
-		return s.start, nil
+	var c *engine.Cluster
+	var err error
+	mon := n.mon
+	switch {
+	case s.opt.Replay:
+		c, err = s.replayed(s.schedule(i))
+	case n.parent < 0:
+		c, err = engine.Restore(s.start)
+	default:
+		p := &s.nodes[n.parent]
+		if c, err = engine.Restore(p.snap); err != nil {
+			break
+		}
+		mon = p.mon.Clone()
+		if p.children--; p.children == 0 {
+			p.snap, p.mon = nil, nil
+		}
+		if err = s.step(c, mon, n.op); err != nil {
+			err = kerr.New(kerr.Internal, "running %s again: %v", n.op, err)
+		}
 	}
-	p := &s.nodes[n.parent]
-	c, err := engine.Restore(p.snap)
 	if err != nil {
-		return nil, err
+		return nil, nil, invariant.Observation{}, err
 	}
-	if p.children--; p.children == 0 {
-		p.snap = nil
-	}
-	if _, err := n.op.apply(c); err != nil {
-		return nil, kerr.New(kerr.Internal, "running %s again: %v", n.op, err)
-	}
-	c.TakeEvents()
-	return c.Snapshot()
+	return c, mon, invariant.Observe(c), nil
 }
 
 // replayed rebuilds a state from the start by replaying its schedule
