@@ -184,8 +184,9 @@ type search struct {
 	nodes []node
 	seen  map[Key]struct{}
 	// topics lists every partition with its replicas, in order.
-	parts []partInfo
-	clock []clockStep
+	parts  []partInfo
+	clock  []clockStep
+	keyBuf keyBuffer
 }
 
 type partInfo struct {

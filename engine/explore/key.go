@@ -2,6 +2,7 @@ package explore
 
 import (
 	"crypto/sha256"
+	"io"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/invariant"
@@ -33,12 +34,24 @@ type Key [sha256.Size]byte
 
 // key computes the key of c, observed as obs, followed by m, with the
 // budgets used.
+// The key's bytes are gathered in the search's buffer and hashed once:
+// the encoding makes many small writes, each costly on a hash.
 func (s *search) key(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor, faults, values int) Key {
-	return stateKey(c, obs, m, faults, values)
+	s.keyBuf.b = s.keyBuf.b[:0]
+	writeKey(&s.keyBuf, c, obs, m, faults, values)
+	return sha256.Sum256(s.keyBuf.b)
 }
 
-func stateKey(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor, faults, values int) Key {
-	h := sha256.New()
+// keyBuffer gathers a key's bytes; its memory is reused from key to key.
+type keyBuffer struct{ b []byte }
+
+func (k *keyBuffer) Write(p []byte) (int, error) {
+	k.b = append(k.b, p...)
+	return len(p), nil
+}
+
+// writeKey writes to h the encoding of the state Key hashes.
+func writeKey(h io.Writer, c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor, faults, values int) {
 	w := statekey.New(h)
 	w.Int(int64(faults))
 	w.Int(int64(values))
@@ -90,7 +103,4 @@ func stateKey(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor
 		w.Int(v.BaseOffset)
 	}
 	m.WriteKey(h)
-	var k Key
-	h.Sum(k[:0])
-	return k
 }
