@@ -161,20 +161,23 @@ func (r *Result) Found() bool { return r.Schedule != nil }
 
 // node is a state the search reached: how (its parent and step) and what
 // its schedule used of the budgets. Its state is not stored: expanding it
-// restores its parent's snapshot, runs its step again (the engine is
-// deterministic) and replays what the step taught its parent's Monitor.
-// Only a node whose children are still to be expanded keeps its snapshot
-// and its Monitor (children counts them down) — so what the search holds
-// at once is one depth's snapshots and Monitors, not the next, larger
-// depth's. (In replay mode every node keeps its Monitor until expanded.)
+// restores the snapshot of its nearest ancestor that keeps one (its
+// anchor), runs the steps from there again (the engine is deterministic)
+// and teaches them to a clone of the anchor's Monitor. A node keeps its
+// snapshot and Monitor only while nodes to be expanded are rebuilt from
+// it (pending counts them down), and the nodes of the depth before the
+// last expanded one keep none: their children are rebuilt from their
+// parents, two steps. So the snapshots held at once are those of one of
+// the smaller depths, never of the two largest. (In replay mode every node
+// keeps its Monitor until expanded, and no snapshot.)
 type node struct {
-	snap     *engine.Snapshot
-	mon      *invariant.Monitor
-	parent   int // index in the search's nodes; -1 for the start
-	op       Op
-	faults   int
-	values   int
-	children int // children not expanded yet, while snap and mon are kept for them
+	snap    *engine.Snapshot
+	mon     *invariant.Monitor
+	parent  int // index in the search's nodes; -1 for the start
+	op      Op
+	faults  int
+	values  int
+	pending int // nodes to be expanded that are rebuilt from snap and mon
 }
 
 // search is one run of Explore.
@@ -346,21 +349,21 @@ func (s *search) progress(depth int) {
 // to next. It returns true when a step broke the property (res then holds
 // it).
 func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
-	base, mon, obs, err := s.state(i)
+	base, mon, anchor, obs, err := s.state(i)
 	if err != nil {
 		return false, err
 	}
 	n := &s.nodes[i]
 	faults, values := n.faults, n.values
 	enabled := s.enabled(obs, faults, values)
-	if !s.opt.Replay {
-		n.mon = nil // expanded: only its step and parent are kept
-	}
 	var schedule []Op
 	var snap *engine.Snapshot
+	// keep: node i's children will be rebuilt from its snapshot; else
+	// (the depth before the last expanded one) from its anchor.
+	keep := depth < s.opt.Depth-1
 	if s.opt.Replay {
 		schedule = s.schedule(i)
-	} else if len(enabled) > 1 || depth < s.opt.Depth {
+	} else if len(enabled) > 1 || keep {
 		// The last step runs on base itself; the others, and the
 		// children's rebuilds, on restores of its snapshot.
 		if snap, err = base.Snapshot(); err != nil {
@@ -429,48 +432,68 @@ func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 		}
 	}
 	n = &s.nodes[i] // s.nodes may have grown
-	if s.opt.Replay {
+	switch {
+	case s.opt.Replay:
 		n.mon = nil
-	} else if children > 0 {
-		n.snap, n.mon, n.children = snap, mon, children
+	case keep && children > 0:
+		n.snap, n.mon, n.pending = snap, mon, children
+	case anchor >= 0:
+		s.nodes[anchor].pending += children
+	}
+	if anchor >= 0 {
+		// Node i is done with its anchor (its children, counted above
+		// when they use it, are not).
+		a := &s.nodes[anchor]
+		if a.pending--; a.pending == 0 {
+			a.snap, a.mon = nil, nil
+		}
 	}
 	return false, nil
 }
 
 // state rebuilds node i: a running cluster in its state, the Monitor that
-// followed its schedule, and its observation. The start is restored from
-// its snapshot; any other node from its parent's snapshot, with its step
-// run again and taught to a clone of its parent's Monitor (the parent's
-// snapshot and Monitor are dropped once its last child is rebuilt). In
-// replay mode the node's schedule is replayed from the start instead, and
-// the node kept its own Monitor.
-func (s *search) state(i int) (*engine.Cluster, *invariant.Monitor, invariant.Observation, error) {
+// followed its schedule, its anchor (-1 for none) and its observation.
+// The start is restored from its snapshot; any other node from its
+// anchor's snapshot, with the steps since run again and taught to a clone
+// of the anchor's Monitor. In replay mode the node's schedule is replayed
+// from the start instead, and the node kept its own Monitor.
+func (s *search) state(i int) (*engine.Cluster, *invariant.Monitor, int, invariant.Observation, error) {
 	n := &s.nodes[i]
 	var c *engine.Cluster
 	var err error
-	mon := n.mon
+	mon, anchor := n.mon, -1
 	switch {
 	case s.opt.Replay:
 		c, err = s.replayed(s.schedule(i))
 	case n.parent < 0:
 		c, err = engine.Restore(s.start)
 	default:
-		p := &s.nodes[n.parent]
-		if c, err = engine.Restore(p.snap); err != nil {
+		var steps []Op
+		anchor = i
+		for anchor > 0 && (anchor == i || s.nodes[anchor].snap == nil) {
+			steps = append(steps, s.nodes[anchor].op)
+			anchor = s.nodes[anchor].parent
+		}
+		a := &s.nodes[anchor]
+		if a.snap == nil { // the start, expanded already
+			c, err = engine.Restore(s.start)
+		} else {
+			c, err = engine.Restore(a.snap)
+		}
+		if err != nil {
 			break
 		}
-		mon = p.mon.Clone()
-		if p.children--; p.children == 0 {
-			p.snap, p.mon = nil, nil
-		}
-		if err = s.step(c, mon, n.op); err != nil {
-			err = kerr.New(kerr.Internal, "running %s again: %v", n.op, err)
+		mon = a.mon.Clone()
+		for j := len(steps) - 1; j >= 0 && err == nil; j-- {
+			if err = s.step(c, mon, steps[j]); err != nil {
+				err = kerr.New(kerr.Internal, "running %s again: %v", steps[j], err)
+			}
 		}
 	}
 	if err != nil {
-		return nil, nil, invariant.Observation{}, err
+		return nil, nil, -1, invariant.Observation{}, err
 	}
-	return c, mon, invariant.Observe(c), nil
+	return c, mon, anchor, invariant.Observe(c), nil
 }
 
 // replayed rebuilds a state from the start by replaying its schedule
