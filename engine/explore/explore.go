@@ -398,17 +398,19 @@ func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 		if op.Kind == Produce {
 			v++
 		}
-		obs := invariant.Observe(c)
-		if viol := s.broken(m, obs); viol != nil {
-			s.seen[s.key(c, obs, m, f, v)] = struct{}{}
-			res.Schedule, res.Violation = append(s.schedule(i), op), viol
-			return true, nil
-		}
+		// A state seen before was checked then, and its key decides the
+		// check (key.go): only a new state is read in full and checked.
+		obs := invariant.ObserveStates(c)
 		k := s.key(c, obs, m, f, v)
 		if _, dup := s.seen[k]; dup {
 			continue
 		}
 		s.seen[k] = struct{}{}
+		obs.ObserveReads(c)
+		if viol := s.broken(m, obs); viol != nil {
+			res.Schedule, res.Violation = append(s.schedule(i), op), viol
+			return true, nil
+		}
 		child := node{parent: i, op: op, faults: f, values: v}
 		if depth < s.opt.Depth && len(s.enabled(obs, f, v)) > 0 {
 			// A state at the last depth, or with no step enabled, is
@@ -452,7 +454,8 @@ func (s *search) expand(i, depth int, next *[]int, res *Result) (bool, error) {
 }
 
 // state rebuilds node i: a running cluster in its state, the Monitor that
-// followed its schedule, its anchor (-1 for none) and its observation.
+// followed its schedule, its anchor (-1 for none) and the observation of
+// its states (invariant.ObserveStates: all that enabled needs).
 // The start is restored from its snapshot; any other node from its
 // anchor's snapshot, with the steps since run again and taught to a clone
 // of the anchor's Monitor. In replay mode the node's schedule is replayed
@@ -493,7 +496,7 @@ func (s *search) state(i int) (*engine.Cluster, *invariant.Monitor, int, invaria
 	if err != nil {
 		return nil, nil, -1, invariant.Observation{}, err
 	}
-	return c, mon, anchor, invariant.Observe(c), nil
+	return c, mon, anchor, invariant.ObserveStates(c), nil
 }
 
 // replayed rebuilds a state from the start by replaying its schedule

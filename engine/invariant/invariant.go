@@ -103,58 +103,84 @@ type PartitionObservation struct {
 // not running gives an observation with only its State; a read that fails
 // is recorded in Problems.
 func Observe(c *engine.Cluster) Observation {
+	o := ObserveStates(c)
+	o.ObserveReads(c)
+	return o
+}
+
+// ObserveStates is the first part of Observe: the state, the brokers and
+// each partition's PartitionState, without the logs, the fetches and the
+// groups (ObserveReads adds them). A state explorer recognises a state it
+// has seen from this part alone.
+func ObserveStates(c *engine.Cluster) Observation {
 	o := Observation{State: c.State(), MinInsyncReplicas: c.Config().MinInsyncReplicas}
 	if o.State != engine.Running {
 		return o
 	}
-	problem := func(tp engine.TopicPartition, broker int32, group, what string, err error) {
-		o.Problems = append(o.Problems, Violation{Property: Observable, TP: tp, Broker: broker, Group: group,
-			Detail: fmt.Sprintf("%s: %v", what, err)})
-	}
 	var err error
 	if o.Brokers, err = c.Brokers(); err != nil {
-		problem(engine.TopicPartition{}, -1, "", "brokers", err)
+		o.problem(engine.TopicPartition{}, -1, "", "brokers", err)
 	}
 	states, err := c.PartitionStates()
 	if err != nil {
-		problem(engine.TopicPartition{}, -1, "", "partition states", err)
+		o.problem(engine.TopicPartition{}, -1, "", "partition states", err)
 	}
 	for _, st := range states {
-		p := PartitionObservation{PartitionState: st, Logs: map[int32][]engine.LogBatch{}}
+		o.Partitions = append(o.Partitions, PartitionObservation{PartitionState: st})
+	}
+	return o
+}
+
+// ObserveReads completes an observation ObserveStates made of c: every
+// running replica's log, the two fetches from each online partition's log
+// start, and the groups. Observe is the two in a row.
+func (o *Observation) ObserveReads(c *engine.Cluster) {
+	if o.State != engine.Running {
+		return
+	}
+	for i := range o.Partitions {
+		p := &o.Partitions[i]
+		st := p.PartitionState
+		p.Logs = map[int32][]engine.LogBatch{}
 		for _, r := range st.Replicas {
 			if !r.Up {
 				continue
 			}
 			batches, err := c.LogBatches(st.TP, r.Broker, r.LogStart, -1, 0)
 			if err != nil {
-				problem(st.TP, r.Broker, "", "read the replica's log", err)
+				o.problem(st.TP, r.Broker, "", "read the replica's log", err)
 				continue
 			}
 			p.Logs[r.Broker] = batches
 		}
 		if st.Online {
+			var err error
 			if p.Readable, err = c.Fetch(st.TP, st.LogStart, math.MaxInt32, engine.ReadUncommitted); err != nil {
-				problem(st.TP, -1, "", "read_uncommitted fetch from the log start", err)
+				o.problem(st.TP, -1, "", "read_uncommitted fetch from the log start", err)
 			}
 			if p.ReadCommitted, err = c.Fetch(st.TP, st.LogStart, math.MaxInt32, engine.ReadCommitted); err != nil {
-				problem(st.TP, -1, "", "read_committed fetch from the log start", err)
+				o.problem(st.TP, -1, "", "read_committed fetch from the log start", err)
 			}
 		}
-		o.Partitions = append(o.Partitions, p)
 	}
 	groups, err := c.ListGroups()
 	if err != nil {
-		problem(engine.TopicPartition{}, -1, "", "list groups", err)
+		o.problem(engine.TopicPartition{}, -1, "", "list groups", err)
 	}
 	for _, g := range groups {
 		d, err := c.DescribeGroup(g.GroupID)
 		if err != nil {
-			problem(engine.TopicPartition{}, -1, g.GroupID, "describe group", err)
+			o.problem(engine.TopicPartition{}, -1, g.GroupID, "describe group", err)
 			continue
 		}
 		o.Groups = append(o.Groups, d)
 	}
-	return o
+}
+
+// problem records a read that failed.
+func (o *Observation) problem(tp engine.TopicPartition, broker int32, group, what string, err error) {
+	o.Problems = append(o.Problems, Violation{Property: Observable, TP: tp, Broker: broker, Group: group,
+		Detail: fmt.Sprintf("%s: %v", what, err)})
 }
 
 // Check observes c and checks every single-state property (the package
