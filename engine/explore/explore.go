@@ -23,6 +23,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/invariant"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/statekey"
 )
 
 // The properties the explorer can check, each made of the invariant
@@ -189,7 +190,7 @@ type search struct {
 	// topics lists every partition with its replicas, in order.
 	parts  []partInfo
 	clock  []clockStep
-	keyBuf keyBuffer
+	keyBuf statekey.Buffer
 }
 
 type partInfo struct {

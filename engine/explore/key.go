@@ -37,17 +37,9 @@ type Key [sha256.Size]byte
 // The key's bytes are gathered in the search's buffer and hashed once:
 // the encoding makes many small writes, each costly on a hash.
 func (s *search) key(c *engine.Cluster, obs invariant.Observation, m *invariant.Monitor, faults, values int) Key {
-	s.keyBuf.b = s.keyBuf.b[:0]
+	s.keyBuf.Reset()
 	writeKey(&s.keyBuf, c, obs, m, faults, values)
-	return sha256.Sum256(s.keyBuf.b)
-}
-
-// keyBuffer gathers a key's bytes; its memory is reused from key to key.
-type keyBuffer struct{ b []byte }
-
-func (k *keyBuffer) Write(p []byte) (int, error) {
-	k.b = append(k.b, p...)
-	return len(p), nil
+	return sha256.Sum256(s.keyBuf.B)
 }
 
 // writeKey writes to h the encoding of the state Key hashes.

@@ -13,14 +13,36 @@ import (
 // needs W set; writes to a hash never fail, so errors are not reported.
 type Writer struct {
 	W   io.Writer
+	b   *Buffer // W, when it is a Buffer: appended to directly
 	buf [binary.MaxVarintLen64]byte
 }
 
 // New returns a Writer on w.
-func New(w io.Writer) *Writer { return &Writer{W: w} }
+func New(w io.Writer) *Writer {
+	b, _ := w.(*Buffer)
+	return &Writer{W: w, b: b}
+}
+
+// Buffer gathers an encoding in memory, to be hashed at once: a hash fed
+// many small writes spends more on each call than on the bytes. Reset
+// empties it and keeps its memory.
+type Buffer struct{ B []byte }
+
+// Write appends p; it never fails.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.B = append(b.B, p...)
+	return len(p), nil
+}
+
+// Reset empties the buffer.
+func (b *Buffer) Reset() { b.B = b.B[:0] }
 
 // Int writes v as a varint.
 func (w *Writer) Int(v int64) {
+	if w.b != nil {
+		w.b.B = binary.AppendVarint(w.b.B, v)
+		return
+	}
 	n := binary.PutVarint(w.buf[:], v)
 	w.W.Write(w.buf[:n])
 }

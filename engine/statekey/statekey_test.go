@@ -30,3 +30,28 @@ func TestUnambiguous(t *testing.T) {
 		t.Error("the same values encode differently")
 	}
 }
+
+// TestBufferSameBytes: a Writer on a Buffer (which appends directly)
+// writes the bytes it writes on any other io.Writer, and Reset empties
+// the Buffer.
+func TestBufferSameBytes(t *testing.T) {
+	write := func(w *statekey.Writer) {
+		w.Int(-300)
+		w.Int(1 << 40)
+		w.Bool(true)
+		w.String("topic")
+		w.Bytes(nil)
+		w.Bytes([]byte("v1"))
+		w.IDs([]int32{3, 1})
+		w.Raw([]byte{7, 8})
+	}
+	var plain bytes.Buffer
+	write(statekey.New(&plain))
+	var b statekey.Buffer
+	b.Write([]byte("old"))
+	b.Reset()
+	write(statekey.New(&b))
+	if !bytes.Equal(b.B, plain.Bytes()) {
+		t.Fatalf("Buffer holds %x, want %x", b.B, plain.Bytes())
+	}
+}
