@@ -15,23 +15,28 @@ import (
 func (m *Mem) Digest(w io.Writer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d := digester{Writer: statekey.New(w), seen: map[*inode]int{}}
+	m.digests++
+	d := digester{Writer: statekey.New(w), run: m.digests}
 	d.node(m.root)
 }
 
-// digester writes a Digest; seen numbers inodes already written (hard
-// links: a durable listing may name the inode the current one names).
+// digester writes a Digest. It numbers the inodes it writes (inode
+// digestNo, valid in its run): an inode already written (hard links: a
+// durable listing may name the inode the current one names) is written as
+// its number.
 type digester struct {
 	*statekey.Writer
-	seen map[*inode]int
+	run  uint64
+	seen int
 }
 
 func (d *digester) node(n *inode) {
-	if i, ok := d.seen[n]; ok {
-		d.Int(-int64(i) - 1)
+	if n.digestRun == d.run {
+		d.Int(-int64(n.digestNo) - 1)
 		return
 	}
-	d.seen[n] = len(d.seen)
+	n.digestRun, n.digestNo = d.run, d.seen
+	d.seen++
 	d.Int(int64(n.perm))
 	if n.dir {
 		d.Int(1)

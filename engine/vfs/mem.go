@@ -41,6 +41,7 @@ type Mem struct {
 	capacity int64 // total file bytes allowed; 0 is unlimited
 	faults   []*Injected
 	locks    map[string]bool // directories held by Lock, by canonical path
+	digests  uint64          // Digest runs so far: the current one's mark
 }
 
 // pageSize is the unit of copy-on-write sharing.
@@ -90,6 +91,10 @@ type inode struct {
 	gen uint64
 	// fwd is the inode's copy while Clone runs (nil otherwise).
 	fwd *inode
+	// digestNo numbers the inode in the Digest whose run is digestRun
+	// (hard links: a durable listing may name it again).
+	digestRun uint64
+	digestNo  int
 }
 
 // dirent is one directory entry.
