@@ -69,7 +69,15 @@ type keptConsumer struct {
 // steps. It refuses a world in a directory the session did not make (the
 // learner's --data or dir=: undo never goes back into it) and what the
 // engine cannot snapshot (a served cluster, injected disk faults).
+//
+// Nor does it snapshot while the session serves JSON/TCP or Kafka
+// clients: their requests run on the server's goroutine, which owns the
+// cluster between commands, and undo cannot go back past serve start or
+// kafka listen anyway.
 func (s *Session) takeCheckpoint(at int) (checkpoint, error) {
+	if s.server != nil || s.kafka != nil {
+		return checkpoint{}, kerr.State("the session serves clients outside it")
+	}
 	if s.cluster == nil || s.temp == "" {
 		return checkpoint{}, kerr.State("the cluster is not in a directory of the session's own")
 	}

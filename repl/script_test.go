@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite testdata/scripts/*.golden and d
 // -update; review the diff). Files named *.json.mk run with --format json.
 // A panic in any command fails the test.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/scripts/*.mk")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scripts: %v", err)
@@ -29,6 +30,7 @@ func TestScripts(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".mk")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			format := FormatText
 			if strings.HasSuffix(name, ".json") {
 				format = FormatJSON

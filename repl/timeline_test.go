@@ -81,6 +81,7 @@ func (s *Session) inspect(w io.Writer, line string) error {
 // log dump, group describe, ... must print exactly what they printed
 // before that command ran.
 func TestUndoRestoresTheStateExactly(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t, Options{})
 	s.tl.cur.every = 2 // a checkpoint on the disk every other change: undo restores one or replays one command after it
 	before := []string{digest(t, s)}
@@ -129,6 +130,7 @@ func mustResolve(t *testing.T, s *Session, line string) (*Command, *Args) {
 // (inspections skipped) and compares every view: an inspecting command that
 // changed state, or a command the replay misses, would show here.
 func TestReplayedWorldIsTheSame(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t, Options{})
 	for _, line := range richScript {
 		if err := s.Exec(io.Discard, line); err != nil {
@@ -149,6 +151,7 @@ func TestReplayedWorldIsTheSame(t *testing.T) {
 // TestForkSwitchesBackAndForth keeps two branches and checks that each
 // shows its own state every time the session comes back to it.
 func TestForkSwitchesBackAndForth(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t, Options{})
 	run := func(lines ...string) string {
 		t.Helper()
@@ -215,6 +218,7 @@ func TestUndoRefusesToCrossTheOutside(t *testing.T) {
 // narration, a failed command and an undo, and replays the file with the
 // lab runner.
 func TestRecordWritesARunnableLab(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "05-replication-basics", "09-recorded.lab")
 	s := newTestSession(t, Options{Brokers: []int32{1, 2}})
