@@ -101,7 +101,11 @@ func rewindTrial(t *rapid.T, opts Options) {
 
 // replayedDigest is the digest of the world that replaying the current
 // branch's commands from scratch gives.
-func replayedDigest(t *rapid.T, s *Session) string {
+func replayedDigest(t interface {
+	Helper()
+	Fatal(...any)
+}, s *Session) string {
+	t.Helper()
 	w, err := replayRewinder{}.rebuild(s, "test", s.tl.cur.steps, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +162,7 @@ func TestCheckpointsStayBounded(t *testing.T) {
 	}
 	for _, u := range []string{"undo", "undo 37", "undo 3"} {
 		run(u)
-		w, err := replayRewinder{}.rebuild(s, "test", s.tl.cur.steps, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := s.replayShell()
-		ref.world = *w
-		want := digest(t, ref)
-		ref.Close()
+		want := replayedDigest(t, s)
 		if got := digest(t, s); got != want {
 			t.Fatalf("after %s:\n%s", u, lineDiff(want, got))
 		}
