@@ -26,9 +26,16 @@ import (
 // more, every other older one is dropped and the spacing doubles, so a
 // long session keeps O(maxCheckpoints) snapshots and undo replays O(its
 // length / maxCheckpoints) commands at most.
+//
+// maxCheckpointBytes bounds one checkpoint's copy of the data directory: a
+// world with more in its files is not kept (undo replays from an earlier
+// checkpoint or from the start instead), so a branch's checkpoints hold at
+// most about maxCheckpoints × maxCheckpointBytes. A session of 1,000
+// commands has about 100 KB.
 const (
-	checkpointEvery = 16
-	maxCheckpoints  = 32
+	checkpointEvery    = 16
+	maxCheckpoints     = 32
+	maxCheckpointBytes = 4 << 20
 )
 
 // checkpoint is a branch's world after its first at steps, kept as an
@@ -84,6 +91,9 @@ func (s *Session) takeCheckpoint(at int) (checkpoint, error) {
 	snap, err := s.cluster.Snapshot()
 	if err != nil {
 		return checkpoint{}, err
+	}
+	if n := snap.Bytes(); n > maxCheckpointBytes {
+		return checkpoint{}, kerr.State("the data directory holds %d bytes, more than a checkpoint keeps", n)
 	}
 	cp := checkpoint{at: at, snap: snap, w: s.world}
 	cp.w.cluster, cp.w.clock, cp.w.temp, cp.w.producers, cp.w.consumers = nil, nil, "", nil, nil

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/vfs"
@@ -175,4 +176,34 @@ func rapidChecksGiven() bool {
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "rapid.checks" })
 	return given
+}
+
+// TestLargeWorldsAreNotKept: a world whose files pass maxCheckpointBytes is
+// not kept as a checkpoint, and undo still rebuilds it (by replay).
+func TestLargeWorldsAreNotKept(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t, Options{FS: vfs.NewMem()})
+	s.tl.cur.every = 1
+	big := strings.Repeat("x", 1<<20)
+	for _, line := range []string{"topic create t partitions=1 rf=1", "produce t value=small acks=1",
+		"produce t value=" + big + " acks=1", "produce t value=" + big + " acks=1",
+		"produce t value=" + big + " acks=1", "produce t value=" + big + " acks=1", "produce t value=last acks=1"} {
+		if err := s.Exec(io.Discard, line); err != nil {
+			t.Fatalf("%.40s: %v", line, err)
+		}
+	}
+	for _, cp := range s.tl.cur.checkpoints {
+		if cp.snap.Bytes() > maxCheckpointBytes {
+			t.Errorf("a checkpoint at %d keeps %d bytes", cp.at, cp.snap.Bytes())
+		}
+	}
+	if n := len(s.tl.cur.checkpoints); n == 0 || n >= len(s.tl.cur.steps) {
+		t.Errorf("%d checkpoints for %d steps: the small worlds should be kept, the large ones not", n, len(s.tl.cur.steps))
+	}
+	if err := s.Exec(io.Discard, "undo"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := digest(t, s), replayedDigest(t, s); got != want {
+		t.Fatalf("after undo:\n%s", lineDiff(want, got))
+	}
 }
