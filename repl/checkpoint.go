@@ -92,7 +92,7 @@ func (s *Session) takeCheckpoint(at int) (checkpoint, error) {
 	if err != nil {
 		return checkpoint{}, err
 	}
-	if n := snap.Bytes(); n > maxCheckpointBytes {
+	if n := snap.Bytes(); n > s.tl.checkpointBytes {
 		return checkpoint{}, kerr.State("the data directory holds %d bytes, more than a checkpoint keeps", n)
 	}
 	cp := checkpoint{at: at, snap: snap, w: s.world}

@@ -178,13 +178,14 @@ func rapidChecksGiven() bool {
 	return given
 }
 
-// TestLargeWorldsAreNotKept: a world whose files pass maxCheckpointBytes is
-// not kept as a checkpoint, and undo still rebuilds it (by replay).
+// TestLargeWorldsAreNotKept: a world whose files pass the session's bound
+// (maxCheckpointBytes; a few KiB here) is not kept as a checkpoint, and undo
+// still rebuilds it (by replay).
 func TestLargeWorldsAreNotKept(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t, Options{FS: vfs.NewMem()})
-	s.tl.cur.every = 1
-	big := strings.Repeat("x", 1<<20)
+	s.tl.cur.every, s.tl.checkpointBytes = 1, 4<<10
+	big := strings.Repeat("x", 1<<10)
 	for _, line := range []string{"topic create t partitions=1 rf=1", "produce t value=small acks=1",
 		"produce t value=" + big + " acks=1", "produce t value=" + big + " acks=1",
 		"produce t value=" + big + " acks=1", "produce t value=" + big + " acks=1", "produce t value=last acks=1"} {
@@ -193,7 +194,7 @@ func TestLargeWorldsAreNotKept(t *testing.T) {
 		}
 	}
 	for _, cp := range s.tl.cur.checkpoints {
-		if cp.snap.Bytes() > maxCheckpointBytes {
+		if cp.snap.Bytes() > s.tl.checkpointBytes {
 			t.Errorf("a checkpoint at %d keeps %d bytes", cp.at, cp.snap.Bytes())
 		}
 	}

@@ -96,8 +96,18 @@ func runTranscript(t *testing.T, file string, opts Options) string {
 // system chose (five digits) differs between runs.
 var boundPort = regexp.MustCompile(`127\.0\.0\.1:[1-9][0-9]{4}\b`)
 
+// newTestSession opens a session that the end of the test closes.
+//
+// A session on the disk (opts.FS nil) does not fsync: what the engine knows
+// of its files does not depend on it (it models the page cache itself),
+// only a machine crash would tell, and the fsyncs of thousands of small
+// writes are most of a disk test's time on a busy machine. The kill tests
+// (cli) and the engine's disk tests keep real fsyncs.
 func newTestSession(t testing.TB, opts Options) *Session {
 	t.Helper()
+	if opts.FS == nil {
+		opts.FS = vfs.NoSync(vfs.OS)
+	}
 	s, err := NewSession(opts)
 	if err != nil {
 		t.Fatal(err)

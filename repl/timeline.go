@@ -73,7 +73,9 @@ type timeline struct {
 	// rewind rebuilds a world from a timeline (replay.go, checkpoint.go).
 	rewind rewinder
 	// checkpoints: the session keeps checkpoints; not while it replays.
-	checkpoints bool
+	// checkpointBytes bounds one checkpoint's files (maxCheckpointBytes).
+	checkpoints     bool
+	checkpointBytes int64
 	// lastChanged: the last command changed the cluster (LastChanged).
 	lastChanged bool
 }
@@ -81,7 +83,7 @@ type timeline struct {
 // newTimeline is the timeline of a new session: one branch, main.
 func newTimeline() timeline {
 	main := &branch{name: "main", every: checkpointEvery}
-	return timeline{cur: main, branches: []*branch{main}, rewind: snapshotRewinder{}, checkpoints: true}
+	return timeline{cur: main, branches: []*branch{main}, rewind: snapshotRewinder{}, checkpoints: true, checkpointBytes: maxCheckpointBytes}
 }
 
 // newReplayTimeline is the timeline of a session that replays commands
