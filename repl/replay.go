@@ -107,10 +107,17 @@ func (s *Session) replayStart(what string, steps []step) (int, error) {
 	return from, nil
 }
 
-// adoptWorld makes w the session's world and shuts the one it replaces.
+// adoptWorld makes w the session's world and drops the one it replaces.
+// A world in a temporary directory of the session's is about to be
+// removed: it stops as a crash would (no flush, no fsync, no clean-shutdown
+// markers), which is all its directory's removal needs; any other is
+// closed gracefully.
 func (s *Session) adoptWorld(w *world) {
 	old := s.world
 	s.world = *w
+	if old.cluster != nil && old.temp != "" {
+		_ = old.cluster.Crash() // its files are removed next; a failure to stop changes nothing kept
+	}
 	if err := shut(old.cluster, old.temp); err != nil {
 		_ = err // the old cluster is gone either way; its temporary directory was ours
 	}
