@@ -301,6 +301,42 @@ func TestAgreesWithBruteForce(t *testing.T) {
 	t.Logf("%d distinct states within depth %d, by both", res.States, opt.Depth)
 }
 
+// TestSameStatesAtEveryDepth: how a state is rebuilt for expansion
+// depends on the search's depth (the depth before the last expanded one
+// keeps no snapshots, and at depths 1 and 2 everything is rebuilt from the
+// start), never what the search reaches: a search to depth d visits the
+// schedules of at most d steps of a deeper search, in the same order, and
+// the replay from the start visits the same as the snapshots.
+func TestSameStatesAtEveryDepth(t *testing.T) {
+	c := minISR2(t)
+	visits := func(depth int, replay bool) []string {
+		opt := benchOptions(depth)
+		opt.Replay = replay
+		var out []string
+		opt.Visit = func(schedule []explore.Op) { out = append(out, strings.Join(commands(schedule), "; ")) }
+		if res := run(t, c, opt); res.Found() || res.Stopped != "" || res.States != len(out) {
+			t.Fatalf("depth %d: %+v, %d visited", depth, res, len(out))
+		}
+		return out
+	}
+	const deepest = 5
+	all := visits(deepest, false)
+	if replay := visits(deepest, true); !slices.Equal(all, replay) {
+		t.Fatalf("depth %d: the replay visits %d schedules, the snapshots %d, or in another order", deepest, len(replay), len(all))
+	}
+	for depth := 1; depth < deepest; depth++ {
+		var want []string
+		for _, v := range all {
+			if v == "" || strings.Count(v, "; ")+1 <= depth {
+				want = append(want, v)
+			}
+		}
+		if got := visits(depth, false); !slices.Equal(got, want) {
+			t.Fatalf("depth %d: %d schedules visited, want the %d of at most %d steps of the depth-%d search", depth, len(got), len(want), depth, deepest)
+		}
+	}
+}
+
 // TestPromotionCutsISRUnderMiniKafkaRules: under MiniKafka's rules a
 // promotion leaves the new leader alone in the ISR, so one machine crash
 // after it loses a write acknowledged with acks=all and min ISR 2 (Kafka's
