@@ -54,15 +54,9 @@ func encodeDirMarker(entries []dirMarkerEntry) []byte {
 // takes its own (decodeMarker).
 func decodeDirMarker(b []byte) (map[string][]byte, error) {
 	be := binary.BigEndian
-	if len(b) < dirMarkerHeaderSize+4 {
-		return nil, errors.New("file is too short")
-	}
-	body, sum := b[:len(b)-4], be.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil, errors.New("CRC mismatch")
-	}
-	if string(body[:4]) != dirMarkerMagic {
-		return nil, errors.New("bad magic")
+	body, err := checkedBody(b, "file", dirMarkerMagic, dirMarkerHeaderSize)
+	if err != nil {
+		return nil, err
 	}
 	if v := be.Uint16(body[4:]); v != dirMarkerVersion {
 		return nil, fmt.Errorf("version %d is not supported", v)
