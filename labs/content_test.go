@@ -20,6 +20,7 @@ import (
 // included), and every translation's presence and agreement with the
 // English material.
 func TestContent(t *testing.T) {
+	t.Parallel()
 	fsys := os.DirFS("..")
 	newExec := cli.SessionExecutor(fsys)
 	t.Run("labs", func(t *testing.T) { labs.RunAll(t, fsys, newExec) })
@@ -36,6 +37,7 @@ func TestContent(t *testing.T) {
 // only in what the views print from one whose records, offsets or errors
 // differ.
 func TestLabsUnderKafkaRules(t *testing.T) {
+	t.Parallel()
 	fsys := os.DirFS("..")
 	cat, err := labs.Load(fsys, "")
 	if err != nil {
