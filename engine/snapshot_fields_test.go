@@ -41,7 +41,7 @@ var cloneFields = map[string]struct {
 }{
 	"engine.Cluster": {fields: []string{"cfg", "clock", "settings", "psettings", "env", "events", "ids", "state", "terminal=shared", "failNext=shared",
 		"topics", "sets", "brokers", "uncleanCheckDueMs", "identities", "producers", "partitioner", "keyless", "txns", "coord",
-		"diskFailures", "unlock=skip", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh"}},
+		"diskFailures", "unlock=skip", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh", "readBuf=skip"}},
 	"engine.Config":         {byValue: true, fields: []string{"BrokerIDs=shared", "FS=skip"}},
 	"engine.Rules":          {byValue: true},
 	"engine.brokerInfo":     {byValue: true},
