@@ -89,7 +89,7 @@ var cloneFields = map[string]struct {
 	"producer.Future":        {fields: []string{"Promise", "TP", "Producer"}},
 	"producer.IdentityStore": {fields: []string{"fsys=skip", "dir", "ids=shared"}},
 	"group.OffsetStore":      {fields: []string{"fsys=skip", "path", "groups=shared"}},
-	"group.Coordinator":      {fields: []string{"clk", "topics=skip", "sessionTimeoutMs=skip", "offsets", "fsys=skip", "path", "groups"}},
+	"group.Coordinator":      {fields: []string{"clk", "topics=skip", "sessionTimeoutMs=skip", "offsets", "fsys=skip", "path", "groups", "logBytes", "snapBytes", "logDirty", "needCompact"}},
 	"group.groupState":       {fields: []string{"generation", "state", "members", "assignment=shared", "clientAssigned"}},
 	"group.member":           {fields: []string{"subscriptions=shared", "deadlineMs"}},
 	"txn.Manager":            {fields: []string{"journal", "offsets", "txns=shared", "finished"}},
@@ -462,10 +462,11 @@ func richCluster(t *testing.T, rules string) *Cluster {
 // alwaysZero are the registered fields a cluster between two calls always
 // has at their zero value, so no scenario can show them copied.
 var alwaysZero = []string{
-	"engine.Cluster.state",        // Running; Closing exists only inside Close
-	"engine.txnLayer.opening",     // only while Open runs recovery
-	"replication.Promise.state",   // a copy copies pending promises only; settled ones are shared
-	"engine.Cluster.diskFailures", // queued within a step only, applied before it returns
+	"engine.Cluster.state",          // Running; Closing exists only inside Close
+	"engine.txnLayer.opening",       // only while Open runs recovery
+	"replication.Promise.state",     // a copy copies pending promises only; settled ones are shared
+	"engine.Cluster.diskFailures",   // queued within a step only, applied before it returns
+	"group.Coordinator.needCompact", // only after a groups log write failed or was torn
 }
 
 // TestSnapshotCopiesEveryField compares a rich cluster (richCluster) with
