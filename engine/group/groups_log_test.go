@@ -3,9 +3,9 @@ package group
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
