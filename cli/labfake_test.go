@@ -81,6 +81,8 @@ func useFakeSessions(t *testing.T) {
 	newExecutor = func(*Env, bool) labs.NewExecutor {
 		return func() (labs.Executor, error) { return &fakeSession{vars: map[string]string{}}, nil }
 	}
-	newMemoryExecutor = func(env *Env, _ map[string]string, sandboxed bool) labs.NewExecutor { return newExecutor(env, sandboxed) }
+	newMemoryExecutor = func(env *Env, _ map[string]string, sandboxed bool) labs.NewExecutor {
+		return newExecutor(env, sandboxed)
+	}
 	t.Cleanup(func() { newExecutor, newMemoryExecutor = saved, savedMem })
 }

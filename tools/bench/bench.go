@@ -95,6 +95,8 @@ const (
 	UnitMBPerSec      = "MB/s" // 10^6 bytes per second
 	UnitSeconds       = "s"
 	UnitRatio         = "x" // a ratio of two durations
+	UnitBytes         = "B"
+	UnitJoinsPerSec   = "joins/s"
 )
 
 // Figure is one measured number.
@@ -120,6 +122,9 @@ func Workloads() []Workload {
 		fetchWorkload,
 		recoverWorkload,
 		replicateWorkload,
+		producerWorkload,
+		groupJoinWorkload,
+		readCommittedWorkload,
 	}
 }
 
@@ -184,6 +189,8 @@ func FormatValue(f Figure) string {
 		prec = 6
 	case UnitRatio:
 		prec = 2
+	case UnitBytes:
+		prec = 1
 	}
 	return strconv.FormatFloat(f.Value, 'f', prec, 64)
 }
