@@ -3,7 +3,9 @@ package engine_test
 import (
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/clock"
@@ -13,13 +15,29 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
+// cpuTime is the CPU time the process used so far (user and system, every
+// thread: the garbage collector's work counts).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since start (cpu-ns/op): on
+// a shared machine it moves less than the elapsed time.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
 // BenchmarkProducerClient compares the producer client (Send of each
 // record, the accumulator, one flush at batch.size, the append through the
 // cluster, settling every record's future) with the bare storage append of
 // the same 512-record batch, both without fsync (vfs.NoSync), so that the
 // figures are CPU, not the disk's latency. The client should cost at most 2x the append
-// in CPU and allocate at most 64 bytes per record (-benchmem, divided by
-// 512).
+// in CPU (cpu-ns/op) and allocate at most 64 bytes per record (-benchmem,
+// divided by 512).
 func BenchmarkProducerClient(b *testing.B) {
 	const n = 512
 	batch := benchRecords(n, 100)
@@ -44,6 +62,7 @@ func BenchmarkProducerClient(b *testing.B) {
 		}
 		b.SetBytes(size)
 		b.ReportAllocs()
+		defer reportCPU(b, cpuTime())
 		for b.Loop() {
 			var last *producer.Future
 			for _, r := range batch.Records {
@@ -67,6 +86,7 @@ func BenchmarkProducerClient(b *testing.B) {
 		defer l.Crash(true)
 		b.SetBytes(size)
 		b.ReportAllocs()
+		defer reportCPU(b, cpuTime())
 		for b.Loop() {
 			if _, _, err := l.Append(batch); err != nil {
 				b.Fatal(err)

@@ -267,10 +267,10 @@ func runProducerSend(s *Session, w io.Writer, a *Args) error {
 		return err
 	}
 	d := p.Describe()
-	res := sent{Producer: np.name, FutureID: f.ID(), Topic: f.TP.Topic, Partition: f.TP.Partition,
+	res := sent{Producer: np.name, FutureID: f.ID(), Topic: f.TP().Topic, Partition: f.TP().Partition,
 		State: f.State().String(), Pending: f.State() == engine.Pending, BatchSize: d.BatchSize, LingerMs: d.LingerMs, FirstEnqueueMs: -1}
 	for _, b := range d.Buffered {
-		if b.TP == f.TP {
+		if b.TP == f.TP() {
 			res.BufferedRecords, res.BufferedBytes, res.FirstEnqueueMs = b.Records, b.Bytes, b.FirstEnqueueMs
 		}
 	}

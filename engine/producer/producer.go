@@ -124,6 +124,8 @@ type Producer struct {
 	recent  []*sent
 	pending []*Future
 	closed  bool
+	// slab hands out the futures (futureSlab); never shared by a copy.
+	slab futureSlab
 
 	// awaiting holds, by batch number, the batches whose acknowledgement is
 	// pending; batches counts the batches sent (their numbers, from 1).
@@ -208,11 +210,10 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 		return nil, err
 	}
 	tp := topic.Partition{Topic: topicName, Partition: partition}
-	f := &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: tp, Producer: p.opts.Name}
-	full, err := p.acc.Add(tp, Entry{Record: r, Future: f, Size: size}, p.env.Clock.NowMs())
-	if err != nil {
-		return nil, err
-	}
+	// Room for a batch.size of records like this one.
+	q := p.acc.queue(tp, p.env.Clock.NowMs(), p.opts.Name, int(p.opts.BatchSize/size)+1)
+	f := p.slab.next(p.env.IDs.Next(), q.fb, int32(len(q.records)))
+	full := p.acc.add(q, r, f, size)
 	p.pending = append(p.pending, f)
 	if full {
 		p.flushPartition(tp, "batch.size reached")
@@ -293,8 +294,9 @@ func (p *Producer) RetryBack(back int) ([]*Future, error) {
 	}
 	last := p.recent[len(p.recent)-back]
 	futs := make([]*Future, len(last.batch.Records))
+	fb := &futureBatch{tp: last.tp, producer: p.opts.Name, batch: last.batch}
 	for i := range futs {
-		futs[i] = &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: last.tp, Producer: p.opts.Name}
+		futs[i] = p.slab.next(p.env.IDs.Next(), fb, int32(i))
 	}
 	p.pending = append(p.pending, futs...)
 	p.sendBack(last, futs, "retry", true, back)
@@ -303,16 +305,13 @@ func (p *Producer) RetryBack(back int) ([]*Future, error) {
 
 // flushPartition turns tp's pending records into one batch and appends it.
 func (p *Producer) flushPartition(tp topic.Partition, reason string) {
-	entries := p.acc.Pop(tp)
-	if len(entries) == 0 {
+	q := p.acc.pop(tp)
+	if q == nil || len(q.records) == 0 {
 		return
 	}
-	records := make([]record.Record, len(entries))
-	futs := make([]*Future, len(entries))
-	for i, e := range entries {
-		records[i], futs[i] = e.Record, e.Future
-	}
-	b := record.NewBatch(records)
+	futs := q.futures
+	b := record.NewBatch(q.records)
+	q.fb.batch = b
 	if p.opts.Idempotent {
 		b.ProducerID, b.ProducerEpoch, b.BaseSequence = p.identity.PID, p.identity.Epoch, p.sequenceFor(tp)
 	}
@@ -406,6 +405,7 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 	for i, f := range futs {
 		ids[i] = f.ID()
 	}
+	fb := futs[0].b // every future of the batch shares it
 	ev := FuturesSettled{Producer: p.opts.Name, TP: s.tp, IDs: ids}
 	switch {
 	case err == nil && ack.State() == replication.Cancelled:
@@ -423,22 +423,17 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 		}
 		ev.State = replication.Done
 		if res.OffsetsKnown {
+			ev.Offsets = make([]int64, len(futs))
 			for i := range futs {
-				ev.Offsets = append(ev.Offsets, res.BaseOffset+int64(s.batch.OffsetDeltas[i]))
+				ev.Offsets[i] = res.BaseOffset + int64(s.batch.OffsetDeltas[i])
 			}
 		}
 		p.env.Events.Emit(ev)
+		fb.baseOffset, fb.offsetsKnown = res.BaseOffset, res.OffsetsKnown
 		keyless := false
 		for i, f := range futs {
-			r := s.batch.Records[i]
-			keyless = keyless || r.Key == nil
-			md := RecordMetadata{Topic: s.tp.Topic, Partition: s.tp.Partition, Offset: -1, BaseOffset: -1,
-				OffsetKnown: res.OffsetsKnown, TimestampMs: r.TimestampMs}
-			if res.OffsetsKnown {
-				md.BaseOffset = res.BaseOffset
-				md.Offset = res.BaseOffset + int64(s.batch.OffsetDeltas[i])
-			}
-			f.Resolve(md)
+			keyless = keyless || s.batch.Records[i].Key == nil
+			f.settle(replication.Done)
 		}
 		if keyless {
 			p.part.OnBatchClosed(s.tp.Topic, s.count, s.tp.Partition)
@@ -450,8 +445,9 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 		ev.State = replication.Failed
 		ev.Code, ev.Message = kerr.CodeOf(err), kerr.MessageOf(err)
 		p.env.Events.Emit(ev)
+		fb.err = err
 		for _, f := range futs {
-			f.Fail(err)
+			f.settle(replication.Failed)
 		}
 	}
 	p.prunePending()
