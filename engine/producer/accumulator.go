@@ -73,17 +73,29 @@ func (a *Accumulator) CheckRoom(size int64) error {
 }
 
 // queue returns tp's queue, making it (enqueued first at now) when tp has
-// no pending records: room for hint records, the futures' shared state
-// naming tp and producer.
-func (a *Accumulator) queue(tp topic.Partition, now int64, producer string, hint int) *queue {
+// no pending records: room for hint records and their futures (in *spare
+// and *spareFutures when they have room, which it then takes), the
+// futures' shared state naming tp and producer.
+func (a *Accumulator) queue(tp topic.Partition, now int64, producer string, hint int, spare *[]record.Record, spareFutures *[]*Future) *queue {
 	if q := a.last; q != nil && q.fb.tp == tp {
 		return q
 	}
 	q := a.queues[tp]
 	if q == nil {
 		hint = min(max(hint, 1), maxQueueHint)
-		q = &queue{firstEnqueue: now, records: make([]record.Record, 0, hint), futures: make([]*Future, 0, hint),
-			fb: &futureBatch{tp: tp, producer: producer}}
+		var records []record.Record
+		if spare != nil && cap(*spare) >= hint {
+			records, *spare = *spare, nil
+		} else {
+			records = make([]record.Record, 0, hint)
+		}
+		var futures []*Future
+		if spareFutures != nil && cap(*spareFutures) >= hint {
+			futures, *spareFutures = *spareFutures, nil
+		} else {
+			futures = make([]*Future, 0, hint)
+		}
+		q = &queue{firstEnqueue: now, records: records, futures: futures, fb: &futureBatch{tp: tp, producer: producer}}
 		a.queues[tp] = q
 	}
 	a.last = q
@@ -109,7 +121,7 @@ func (a *Accumulator) Add(tp topic.Partition, e Entry, now int64) (bool, error) 
 	if err := a.CheckRoom(e.Size); err != nil {
 		return false, err
 	}
-	return a.add(a.queue(tp, now, "", 1), e.Record, e.Future, e.Size), nil
+	return a.add(a.queue(tp, now, "", 1, nil, nil), e.Record, e.Future, e.Size), nil
 }
 
 // Pop removes and returns all of tp's pending records, in enqueue order.

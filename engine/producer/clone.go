@@ -25,7 +25,11 @@ func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
 	if av, ok := env.Cluster.(availability); ok {
 		available = av.AvailablePartitions
 	}
+	// The batches sent so far are shared with the copy: neither reuses
+	// their records (recycle).
+	p.frozen = p.flushes
 	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(env.Settings, available),
+		flushes: p.flushes, frozen: p.frozen,
 		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last, recent: slices.Clone(p.recent),
 		closed: p.closed, batches: p.batches}
 	futs := newFutureCopier()
@@ -75,13 +79,12 @@ func (fc futureCopier) copy(f *Future) *Future {
 	if c, ok := fc.futs[f]; ok {
 		return c
 	}
-	c := &Future{id: f.id, state: f.state, index: f.index, b: fc.batch(f.b)}
+	c := &Future{id: f.id, ts: f.ts, b: fc.batch(f.b), index: f.index, state: f.state}
 	fc.futs[f] = c
 	return c
 }
 
-// batch copies a pending batch's shared state once (its batch, once sent,
-// never changes: shared).
+// batch copies a pending batch's shared state once.
 func (fc futureCopier) batch(b *futureBatch) *futureBatch {
 	if c, ok := fc.batches[b]; ok {
 		return c

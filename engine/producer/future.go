@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
@@ -31,18 +30,19 @@ type RecordMetadata struct {
 // allocates little per record.
 type Future struct {
 	id    int64
-	state replication.HandleState
-	index int32 // the record's place in its batch
+	ts    int64 // the record's timestamp
 	b     *futureBatch
+	index int32 // the record's place in its batch (its offset delta)
+	state replication.HandleState
 }
 
 // futureBatch is what the futures of one batch share: the partition, the
-// producer, the batch once it is flushed and, once it settled, the
-// acknowledgement's base offset or the error.
+// producer and, once the batch settled, the acknowledgement's base offset
+// or the error. It does not hold the batch: a settled batch's records may
+// be reused for a later batch (Producer.recycle).
 type futureBatch struct {
 	tp           topic.Partition
 	producer     string
-	batch        *record.Batch // nil while the records wait in the accumulator
 	baseOffset   int64
 	offsetsKnown bool
 	err          error
@@ -71,10 +71,11 @@ func (f *Future) Value() RecordMetadata {
 	}
 	b := f.b
 	md := RecordMetadata{Topic: b.tp.Topic, Partition: b.tp.Partition, Offset: -1, BaseOffset: -1,
-		OffsetKnown: b.offsetsKnown, TimestampMs: b.batch.Records[f.index].TimestampMs}
+		OffsetKnown: b.offsetsKnown, TimestampMs: f.ts}
 	if b.offsetsKnown {
+		// A producer's batch has deltas 0..n-1 (record.NewBatch).
 		md.BaseOffset = b.baseOffset
-		md.Offset = b.baseOffset + int64(b.batch.OffsetDeltas[f.index])
+		md.Offset = b.baseOffset + int64(f.index)
 	}
 	return md
 }
@@ -104,14 +105,14 @@ func (f *Future) Cancel() bool { return f.settle(replication.Cancelled) }
 // not allocate one object of its own.
 type futureSlab struct{ free []Future }
 
-// next returns a fresh future for the record at index of b.
-func (s *futureSlab) next(id int64, b *futureBatch, index int32) *Future {
+// next returns a fresh future for the record at index of b, stamped ts.
+func (s *futureSlab) next(id int64, b *futureBatch, index int32, ts int64) *Future {
 	if len(s.free) == 0 {
 		s.free = make([]Future, futureSlabSize)
 	}
 	f := &s.free[0]
 	s.free = s.free[1:]
-	*f = Future{id: id, index: index, b: b}
+	*f = Future{id: id, ts: ts, b: b, index: index}
 	return f
 }
 
