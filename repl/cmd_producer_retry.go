@@ -92,7 +92,7 @@ func runProducerRetry(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	np.futures = append(np.futures, futs...)
+	np.track(futs...)
 	if err := failure(futs); err != nil {
 		return err
 	}
