@@ -180,21 +180,40 @@ func (c *Coordinator) Join(group, memberID string, subscriptions []string) (Join
 	if len(unknown) > 0 {
 		return JoinResult{}, kerr.Argument("unknown subscribed topics: [%s]", strings.Join(unknown, ", "))
 	}
-	next := &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
-	if g := c.groups[group]; g != nil {
-		if g.clientAssigned && len(g.members) > 0 {
-			return JoinResult{}, kerr.State("group %s has Kafka clients (classic protocol); MiniKafka consumers cannot join it", group)
-		}
-		next = g.clone()
-		next.clientAssigned = false
+	g := c.groups[group]
+	if g == nil {
+		g = &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
+	} else if g.clientAssigned && len(g.members) > 0 {
+		return JoinResult{}, kerr.State("group %s has Kafka clients (classic protocol); MiniKafka consumers cannot join it", group)
 	}
-	next.members[memberID] = &member{subscriptions: subs, deadlineMs: clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())}
-	counts := subscribedCounts(next, known)
-	rebalanceWith(next, counts)
-	if err := c.logChange(group, next, "join", []string{memberID}, subs, counts); err != nil {
+	// The group changes in place (copying it would make every join cost
+	// the group's size); undo puts it back if the change cannot be written.
+	undo := g.change(memberID)
+	g.clientAssigned = false
+	g.members[memberID] = &member{subscriptions: subs, deadlineMs: clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())}
+	counts := subscribedCounts(g, known)
+	rebalanceWith(g, counts)
+	if err := c.logChange(group, g, "join", []string{memberID}, subs, counts); err != nil {
+		undo()
 		return JoinResult{}, err
 	}
 	return c.Assignment(group, memberID)
+}
+
+// change prepares an in-place change of g that replaces or removes member
+// id: the returned undo puts back g's generation, state, assignment and
+// kind, and that member as it was.
+func (g *groupState) change(id string) (undo func()) {
+	saved := *g
+	prev, had := g.members[id]
+	return func() {
+		if had {
+			g.members[id] = prev
+		} else {
+			delete(g.members, id)
+		}
+		*g = saved
+	}
 }
 
 // Leave removes member from group and rebalances. An unknown group or member
@@ -206,11 +225,12 @@ func (c *Coordinator) Leave(group, memberID string) (bool, error) {
 	if g == nil || g.members[memberID] == nil {
 		return false, nil
 	}
-	next := g.clone()
-	delete(next.members, memberID)
-	counts := subscribedCounts(next, c.topics())
-	rebalanceWith(next, counts)
-	if err := c.logChange(group, next, "leave", []string{memberID}, nil, counts); err != nil {
+	undo := g.change(memberID)
+	delete(g.members, memberID)
+	counts := subscribedCounts(g, c.topics())
+	rebalanceWith(g, counts)
+	if err := c.logChange(group, g, "leave", []string{memberID}, nil, counts); err != nil {
+		undo()
 		return false, err
 	}
 	return true, nil
