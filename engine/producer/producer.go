@@ -366,15 +366,14 @@ func (p *Producer) newBatch(records []record.Record) *record.Batch {
 // cannot resend it) for the next queue, when nothing can read it any more:
 // its acknowledgements all settled (no batch in flight or waiting holds
 // it) and no copy of the producer shares it. Its futures do not read it
-// (they keep their timestamp and offset delta). The slice is cleared so
-// that it keeps no record's bytes alive.
+// (they keep their timestamp and offset delta). The slice is not cleared:
+// the next queue overwrites it as it fills, so it keeps at most one
+// batch's record bytes alive.
 func (p *Producer) recycle(s *sent) {
 	if s.waiting > 0 || s.seq <= p.frozen || cap(s.batch.Records) <= cap(p.spare) {
 		return
 	}
-	recs := s.batch.Records
-	clear(recs[:cap(recs)])
-	p.spare = recs[:0]
+	p.spare = s.batch.Records[:0]
 	s.batch.Records = nil
 }
 
@@ -507,9 +506,10 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 	}
 	p.prunePending()
 	// Nothing holds the batch's futures list any more (the futures stay
-	// in pending or with their callers): the next queue reuses it.
+	// in pending or with their callers): the next queue reuses it, and
+	// overwrites it as it fills (not cleared: clearing costs write
+	// barriers, and what it keeps alive is at most one batch's futures).
 	if cap(futs) > cap(p.spareFutures) {
-		clear(futs[:cap(futs)])
 		p.spareFutures = futs[:0]
 	}
 }
