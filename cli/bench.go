@@ -8,7 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/tools/bench"
 )
 
-const benchSynopsis = "bench [produce|fetch|recover|replicate|producer|group-join|read-committed]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--rounds R] [--format table|metrics]"
+const benchSynopsis = "bench [WORKLOAD]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--rounds R] [--partitions N] [--format table|metrics]"
 
 var benchCommand = &Subcommand{
 	Name:     "bench",
@@ -26,6 +26,7 @@ func runBench(env *Env, args []string) int {
 	fs.IntVar(&o.ValueSize, "value-size", bench.DefaultValueSize, "value bytes per record")
 	fs.Int64Var(&o.SegmentBytes, "segment-bytes", 1<<20, "segment.bytes")
 	fs.IntVar(&o.Rounds, "rounds", bench.DefaultRounds, "run each measurement this many times and report the fastest")
+	fs.IntVar(&o.Partitions, "partitions", bench.DefaultPartitions, "partitions of the restart workload (three replicas each)")
 	format := fs.String("format", "table", "output `format`: table or metrics (metric=NAME value=V unit=U lines)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: minikafka %s\n\nworkloads:\n", benchSynopsis)
@@ -56,8 +57,8 @@ func runBench(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "minikafka bench: unknown format %q (want table or metrics)\n", *format)
 		return 2
 	}
-	if o.Records <= 0 || o.Batch < 0 || o.ValueSize <= 0 || o.SegmentBytes <= 0 || o.Rounds <= 0 {
-		fmt.Fprintln(env.Stderr, "minikafka bench: --records, --value-size, --segment-bytes and --rounds must be positive, --batch not negative")
+	if o.Records <= 0 || o.Batch < 0 || o.ValueSize <= 0 || o.SegmentBytes <= 0 || o.Rounds <= 0 || o.Partitions <= 0 {
+		fmt.Fprintln(env.Stderr, "minikafka bench: --records, --value-size, --segment-bytes, --rounds and --partitions must be positive, --batch not negative")
 		return 2
 	}
 	if env.Getenv != nil {

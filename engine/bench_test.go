@@ -124,3 +124,75 @@ func BenchmarkTransactionSend(b *testing.B) {
 		c.TakeEvents()
 	}
 }
+
+// lifecycleCluster opens a cluster of three brokers on the disk with one
+// topic of partitions partitions (rf=3) and one record in every replica
+// log.
+func lifecycleCluster(b *testing.B, dir string, partitions int) engine.Config {
+	b.Helper()
+	cfg := engine.DefaultConfig(dir)
+	cfg.BrokerIDs = []int32{1, 2, 3}
+	c, _, err := engine.Open(cfg, clock.NewManual(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.CreateTopic("bench", partitions, 3); err != nil {
+		b.Fatal(err)
+	}
+	batch := benchRecords(1, 100)
+	for p := 0; p < partitions; p++ {
+		if _, err := c.AppendBatch(engine.TopicPartition{Topic: "bench", Partition: int32(p)}, batch, engine.Acks1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := c.Replicate(nil, engine.AllFollowers); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return cfg
+}
+
+// BenchmarkClusterClose times a graceful close of 100 partitions (rf=3)
+// on the disk after one record was appended to every partition (every
+// leader log changed). `minikafka bench restart` measures the same at
+// larger sizes.
+func BenchmarkClusterClose(b *testing.B) {
+	cfg := lifecycleCluster(b, b.TempDir(), 100)
+	batch := benchRecords(1, 100)
+	for b.Loop() {
+		b.StopTimer()
+		c, _, err := engine.Open(cfg, clock.NewManual(0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for p := 0; p < 100; p++ {
+			if _, err := c.AppendBatch(engine.TopicPartition{Topic: "bench", Partition: int32(p)}, batch, engine.Acks1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c.TakeEvents()
+		b.StartTimer()
+		if err := c.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClusterOpen times opening 100 partitions (rf=3) after a clean
+// close.
+func BenchmarkClusterOpen(b *testing.B) {
+	cfg := lifecycleCluster(b, b.TempDir(), 100)
+	for b.Loop() {
+		c, _, err := engine.Open(cfg, clock.NewManual(0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := c.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}

@@ -61,6 +61,15 @@ func (c *Cluster) openCoordination(report *OpenReport) error {
 	}
 	layer := &txnLayer{c: c, m: m, indexes: map[TopicPartition]*leaderIndex{}, begun: map[string]uint64{},
 		pending: map[int64]*TxnCompletion{}}
+	// The indexes read from clean-shutdown markers, as index would build
+	// them from the leader logs (shutdownstate.go).
+	for tp, idx := range c.openedIndexes {
+		rs := c.sets[tp]
+		if lg, err := rs.LeaderLog(); err == nil && lg != nil {
+			layer.indexes[tp] = &leaderIndex{idx: idx, log: lg, leader: rs.Leader(), epoch: rs.LeaderEpoch(), leo: lg.LEO()}
+		}
+	}
+	c.openedIndexes = nil
 	c.coord = &coordination{offsets: offsets, groups: groups, txns: layer, consumerCount: highestMemberNumber(groups)}
 	c.txns = layer
 	report.Coordination.Journal = jrep

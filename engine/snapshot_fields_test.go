@@ -41,7 +41,7 @@ var cloneFields = map[string]struct {
 }{
 	"engine.Cluster": {fields: []string{"cfg", "clock", "settings", "psettings", "env", "events", "ids", "state", "terminal=shared", "failNext=shared",
 		"topics", "sets", "brokers", "uncleanCheckDueMs", "identities", "producers", "partitioner", "keyless", "txns", "coord",
-		"diskFailures", "unlock=skip", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh", "readBuf=skip"}},
+		"diskFailures", "unlock=skip", "derived=fresh", "openedIndexes=fresh", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh", "readBuf=skip"}},
 	"engine.Config":         {byValue: true, fields: []string{"BrokerIDs=shared", "FS=skip"}},
 	"engine.Rules":          {byValue: true},
 	"engine.brokerInfo":     {byValue: true},
@@ -69,7 +69,8 @@ var cloneFields = map[string]struct {
 	"replication.ProducerStateManager": {fields: []string{"states", "epochs", "rules"}},
 	"replication.producerState":        {byValue: true, fields: []string{"batches"}},
 	"replication.ProducerEntry":        {byValue: true},
-	"storage.Log":                      {byValue: true, fields: []string{"opts", "segs", "frameBuf=skip", "scanBuf=skip", "readBuf=skip", "faults=skip"}},
+	"storage.Log":                      {byValue: true, fields: []string{"opts", "segs", "frameBuf=skip", "scanBuf=skip", "readBuf=skip", "faults=skip", "shutdown=shared", "opened=shared"}},
+	"storage.shutdownPoint":            {byValue: true},
 	"storage.Options":                  {byValue: true, fields: []string{"FS=skip"}},
 	"storage.segment":                  {byValue: true, fields: []string{"fsys=skip", "index", "f=skip"}},
 	"storage.offsetIndex":              {fields: []string{"base", "entries=shared"}},

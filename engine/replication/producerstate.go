@@ -54,6 +54,17 @@ func NewProducerStateManager() *ProducerStateManager {
 	return &ProducerStateManager{states: map[int64]*producerState{}, epochs: map[int64]int32{}}
 }
 
+// NewProducerStateManagerFor returns an empty manager that follows rules
+// (its dedupe window), as a replica set's does.
+func NewProducerStateManagerFor(rules *Rules) *ProducerStateManager {
+	m := NewProducerStateManager()
+	m.rules = rules
+	return m
+}
+
+// Window is how many batches per producer id the manager remembers now.
+func (m *ProducerStateManager) Window() int { return m.window() }
+
 // window is how many batches per producer id are remembered.
 func (m *ProducerStateManager) window() int {
 	if m.rules == nil || m.rules.DedupeWindow <= 1 {

@@ -137,6 +137,14 @@ type ReplicaSet struct {
 // leader starts a new epoch, which LeaderEpoch reports and the caller must
 // persist. logs must hold one open log per assigned broker.
 func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epoch int32, logs map[int32]*storage.Log) (*ReplicaSet, error) {
+	return NewReplicaSetFrom(env, tp, assignment, leader, epoch, logs, nil)
+}
+
+// NewReplicaSetFrom is NewReplicaSet with the producer state given rather
+// than replayed from the leader's log: producers must be what replaying
+// that log would build (a snapshot written at the last clean shutdown,
+// DecodeProducerSnapshot); it becomes the replica set's own. nil replays.
+func NewReplicaSetFrom(env *Env, tp topic.Partition, assignment []int32, leader, epoch int32, logs map[int32]*storage.Log, producers *ProducerStateManager) (*ReplicaSet, error) {
 	rs := &ReplicaSet{
 		tp: tp, env: env, assignment: append([]int32(nil), assignment...), byID: sortedCopy(assignment),
 		leader: leader, epoch: epoch,
@@ -211,6 +219,11 @@ func NewReplicaSet(env *Env, tp topic.Partition, assignment []int32, leader, epo
 	}
 	for _, b := range diverged {
 		rs.env.Events.Emit(ReplicaDiverged{TP: tp, Broker: b, LEO: logs[b].LEO(), HW: rs.replicas[b].divergedAt, Epoch: rs.epoch})
+	}
+	if producers != nil {
+		producers.rules = rs.rules()
+		rs.producers = producers
+		return rs, nil
 	}
 	if err := rs.rebuildProducerState(); err != nil {
 		return nil, err

@@ -120,7 +120,10 @@ func (l *Log) roll() error {
 	// Only the log bytes are fsynced: the index (derived data) is written
 	// by the next Flush or Close, or rebuilt by Open after a crash. That
 	// keeps file creations, which are slow on some file systems, out of
-	// the append path.
+	// the append path, and keeps what recovery reports after a crash
+	// (the rolled segments' indexes rebuilt) as the chapters show it;
+	// Close writes all the pending index files and makes them durable in
+	// one step with every other log's files (CloseAll).
 	if err := old.syncLog(); err != nil {
 		return err
 	}

@@ -65,6 +65,7 @@ func (l *Log) Compact(nowMs, deleteRetentionMs int64, beforeSwap func() error) (
 	if err := l.usable(); err != nil {
 		return res, err
 	}
+	l.rewrites++
 	if deleteRetentionMs < 0 {
 		return res, kerr.Argument("delete.retention.ms cannot be negative, got %d", deleteRetentionMs)
 	}

@@ -88,6 +88,8 @@ func (l *Log) Corrupt(segmentBase int64, mode CorruptMode, n int) (CorruptReport
 	if err := l.usable(); err != nil {
 		return CorruptReport{}, err
 	}
+	l.rewrites++
+	l.damaged = true // a close writes no shutdown state: the next open must read the damage
 	s, err := l.segmentByBase(segmentBase)
 	if err != nil {
 		return CorruptReport{}, err

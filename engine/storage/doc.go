@@ -49,11 +49,14 @@
 //
 // # Clean-shutdown marker
 //
-// Close writes the file "cleanshutdown" (temp file, fsync, rename, fsync
-// the directory). All integers big-endian:
+// Close writes the file "cleanshutdown": a temp file, fsynced together with
+// the log's changed segment and index files (CloseAll does this for many
+// logs at once, vfs.SyncAll), renamed into place, then the directory is
+// fsynced. All integers big-endian:
 //
 //	 0   4  magic "MKCS"
-//	 4   2  u16 version (1)
+//	 4   2  u16 version (2; Open also reads version 1, which ends after
+//	         the segments)
 //	 6   2  u16 reserved (0)
 //	 8   4  i32 max leader epoch over all batches (-1 none)
 //	12   4  u32 segment count N
@@ -64,6 +67,10 @@
 //	        24  8  i64 max record timestamp (-1 none)
 //	        32  4  i32 max leader epoch (-1 none)
 //	        36  4  u32 index entries
+//	then  4  u32 length L of the caller's shutdown state (version 2)
+//	      L  the state (SetShutdownState; the engine keeps the partition's
+//	         producer state and transaction index there), handed back by
+//	         TakeShutdownState after an Open that trusted the marker
 //	end-4 4  u32 CRC-32/IEEE of every byte before it
 //
 // Open trusts the marker only if it parses, its CRC matches, it lists

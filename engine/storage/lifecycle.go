@@ -27,23 +27,134 @@ func (l *Log) flush() error {
 
 // Close is the graceful shutdown: it flushes, writes the clean-shutdown
 // marker (so that the next Open skips scanning closed segments) and closes
-// the files. Closing a closed log does nothing.
+// the files. Closing a closed log does nothing. It is CloseAll of one log.
 func (l *Log) Close() error {
-	if l.closed {
-		return nil
+	return CloseAll([]*Log{l})[0]
+}
+
+// CloseAll closes logs as Close closes each, and returns one error per log,
+// but makes their files durable together, in two vfs.SyncAll steps over
+// the file system of the first log (every log must be on it):
+//
+//  1. each log writes its index entries not yet written and its marker to
+//     a temporary file; the segment files with unflushed bytes, the index
+//     files not fsynced yet and the temporary markers are made durable;
+//  2. each log whose files are durable renames its marker into place; the
+//     log directories are made durable (new segments, the marker).
+//
+// Every file that changed is fsynced once and files that did not change
+// are not; a directory is fsynced in the second step, and in the first
+// too when it has new segments or its consumed marker's deletion is not
+// durable yet (as Flush does). On the real file system both steps are
+// one syncfs(2) each when there are many files (vfs.SyncAll). A log whose
+// step fails gets no marker and its error; the others close as usual.
+// Every log's files are closed in the end.
+func CloseAll(logs []*Log) []error {
+	errs := make([]error, len(logs))
+	if len(logs) == 0 {
+		return errs
 	}
-	err := l.flush()
-	if err == nil {
-		err = l.writeMarker(l.marker())
+	fsys := logs[0].opts.FS
+	var open []int
+	var sets []vfs.SyncSet
+	for i, l := range logs {
+		if l.closed {
+			continue
+		}
+		set, err := l.prepareClose()
+		if err != nil {
+			errs[i] = err
+			l.finishClose()
+			continue
+		}
+		open = append(open, i)
+		sets = append(sets, set)
 	}
+	var dirs []vfs.SyncSet
+	var placed []int
+	for k, err := range vfs.SyncAll(fsys, sets) {
+		i := open[k]
+		l := logs[i]
+		tmp := l.markerPath() + ".tmp"
+		if err == nil {
+			l.markFlushed()
+			if len(sets[k].Dirs) > 0 {
+				l.markDurable()
+			}
+			err = fsys.Rename(tmp, l.markerPath())
+		}
+		if err != nil {
+			fsys.Remove(tmp)
+			errs[i] = storageErr(err, "close %s", l.dir)
+			l.finishClose()
+			continue
+		}
+		placed = append(placed, i)
+		dirs = append(dirs, vfs.SyncSet{Dirs: []string{l.dir}})
+	}
+	for k, err := range vfs.SyncAll(fsys, dirs) {
+		l := logs[placed[k]]
+		if err != nil {
+			errs[placed[k]] = storageErr(err, "fsync directory")
+		} else {
+			l.markDurable()
+		}
+		l.finishClose()
+	}
+	return errs
+}
+
+// prepareClose is the first half of a close: the index entries not yet in
+// their files are written and the marker goes to a temporary file, none of
+// it fsynced; it returns what must be made durable before the marker may
+// be renamed into place.
+func (l *Log) prepareClose() (vfs.SyncSet, error) {
+	var set vfs.SyncSet
+	for _, s := range l.segs {
+		if s.synced != s.size {
+			f, err := s.file()
+			if err != nil {
+				return set, err
+			}
+			set.Files = append(set.Files, f)
+		}
+		if err := s.writeIndex(); err != nil {
+			return set, err
+		}
+		if s.indexUnsynced {
+			set.Paths = append(set.Paths, s.indexPath)
+		}
+	}
+	tmp, err := l.writeMarkerFile(l.marker())
+	if err != nil {
+		return set, err
+	}
+	set.Paths = append(set.Paths, tmp)
+	if l.needsDirSync() {
+		// New segments, or the consumed marker's deletion, are made
+		// durable with the files, as Flush does.
+		set.Dirs = append(set.Dirs, l.dir)
+	}
+	return set, nil
+}
+
+// markFlushed records that every byte of every segment and index file is
+// durable.
+func (l *Log) markFlushed() {
+	for _, s := range l.segs {
+		s.synced, s.indexUnsynced = s.size, false
+	}
+}
+
+// finishClose closes the files and the log.
+func (l *Log) finishClose() {
 	l.closeFiles()
 	l.closed = true
-	return err
 }
 
 // marker describes the log for the clean-shutdown marker.
 func (l *Log) marker() marker {
-	m := marker{maxEpoch: -1}
+	m := marker{maxEpoch: -1, state: l.shutdownState()}
 	for _, s := range l.segs {
 		m.maxEpoch = max(m.maxEpoch, s.maxEpoch)
 		m.segs = append(m.segs, markerSegment{

@@ -35,6 +35,18 @@ type Log struct {
 	// describes the files.
 	dirDirty bool
 	closed   bool
+	// rewrites counts the calls that may have removed or replaced stored
+	// batches (truncation, reset, retention, compaction, deliberate
+	// corruption): what was derived from the batches must be derived again.
+	rewrites int64
+	// damaged is set by Corrupt: the next Close writes no shutdown state.
+	damaged bool
+	// shutdown is the caller's state for the clean-shutdown marker
+	// (SetShutdownState), valid while the log is at shutdownAt.
+	shutdown   []byte
+	shutdownAt shutdownPoint
+	// opened is the caller's state read from the trusted marker at Open.
+	opened []byte
 	// compactions counts compactions run by this Log, for the temporary
 	// directories' deterministic token.
 	compactions int
@@ -161,14 +173,20 @@ func (l *Log) segmentFor(offset int64) int {
 	return max(i-1, 0)
 }
 
-// syncDirIfNeeded fsyncs the directory when a segment's creation or the
-// marker's deletion is not durable yet.
-func (l *Log) syncDirIfNeeded() error {
+// needsDirSync says a segment's creation or the marker's deletion is not
+// durable yet.
+func (l *Log) needsDirSync() bool {
 	need := l.dirDirty
 	for _, s := range l.segs {
 		need = need || !s.durable
 	}
-	if !need {
+	return need
+}
+
+// syncDirIfNeeded fsyncs the directory when a segment's creation or the
+// marker's deletion is not durable yet.
+func (l *Log) syncDirIfNeeded() error {
+	if !l.needsDirSync() {
 		return nil
 	}
 	if err := l.syncDir(l.dir); err != nil {

@@ -17,8 +17,10 @@ import (
 const MarkerFileName = "cleanshutdown"
 
 const (
-	markerMagic       = "MKCS"
-	markerVersion     = 1
+	markerMagic = "MKCS"
+	// markerVersion is what Close writes: version 2 adds the caller's
+	// shutdown state after the segments. Open reads versions 1 and 2.
+	markerVersion     = 2
 	markerHeaderSize  = 16
 	markerSegmentSize = 40
 )
@@ -34,14 +36,25 @@ type markerSegment struct {
 type marker struct {
 	maxEpoch int32
 	segs     []markerSegment
+	state    []byte // the caller's shutdown state (version 2), nil without
 }
 
 // encodeMarker lays the marker out as documented in doc.go.
 func encodeMarker(m marker) []byte {
 	be := binary.BigEndian
-	b := make([]byte, 0, markerHeaderSize+markerSegmentSize*len(m.segs)+4)
+	b := make([]byte, 0, markerHeaderSize+markerSegmentSize*len(m.segs)+8+len(m.state))
+	b = appendMarkerSegments(b, markerVersion, m)
+	b = be.AppendUint32(b, uint32(len(m.state)))
+	b = append(b, m.state...)
+	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// appendMarkerSegments appends the header (of this version) and the
+// segments, the part every version shares.
+func appendMarkerSegments(b []byte, version uint16, m marker) []byte {
+	be := binary.BigEndian
 	b = append(b, markerMagic...)
-	b = be.AppendUint16(b, markerVersion)
+	b = be.AppendUint16(b, version)
 	b = be.AppendUint16(b, 0)
 	b = be.AppendUint32(b, uint32(m.maxEpoch))
 	b = be.AppendUint32(b, uint32(len(m.segs)))
@@ -53,7 +66,7 @@ func encodeMarker(m marker) []byte {
 		b = be.AppendUint32(b, uint32(s.maxEpoch))
 		b = be.AppendUint32(b, s.indexEntries)
 	}
-	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return b
 }
 
 // decodeMarker parses and checks a marker; any problem is a plain error
@@ -71,13 +84,28 @@ func decodeMarker(b []byte) (marker, error) {
 	if string(body[:4]) != markerMagic {
 		return m, errors.New("marker has a bad magic")
 	}
-	if v := be.Uint16(body[4:]); v != markerVersion {
+	v := be.Uint16(body[4:])
+	if v != 1 && v != markerVersion {
 		return m, fmt.Errorf("marker version %d is not supported", v)
 	}
 	m.maxEpoch = int32(be.Uint32(body[8:]))
-	n := be.Uint32(body[12:])
-	if uint64(len(body)-markerHeaderSize) != uint64(n)*markerSegmentSize {
+	n := uint64(be.Uint32(body[12:]))
+	segsEnd := markerHeaderSize + n*markerSegmentSize
+	if v == 1 && uint64(len(body)) != segsEnd {
 		return m, errors.New("marker length does not match its segment count")
+	}
+	if v == markerVersion {
+		if uint64(len(body)) < segsEnd+4 {
+			return m, errors.New("marker length does not match its segment count")
+		}
+		stateLen := uint64(be.Uint32(body[segsEnd:]))
+		if uint64(len(body)) != segsEnd+4+stateLen {
+			return m, errors.New("marker length does not match its shutdown state")
+		}
+		if stateLen > 0 {
+			m.state = append([]byte(nil), body[segsEnd+4:]...)
+		}
+		body = body[:segsEnd]
 	}
 	for p := markerHeaderSize; p < len(body); p += markerSegmentSize {
 		m.segs = append(m.segs, markerSegment{
@@ -92,42 +120,45 @@ func decodeMarker(b []byte) (marker, error) {
 	return m, nil
 }
 
-// writeMarker writes the marker durably: temp file, fsync, rename, fsync the
-// directory.
-func (l *Log) writeMarker(m marker) error {
+// markerPath is where the log's clean-shutdown marker lives.
+func (l *Log) markerPath() string { return filepath.Join(l.dir, MarkerFileName) }
+
+// writeMarkerFile writes the marker to a temporary sibling, not fsynced,
+// and returns its path: CloseAll makes it durable with the log's files,
+// then renames it into place and fsyncs the directory.
+func (l *Log) writeMarkerFile(m marker) (string, error) {
 	fsys := l.opts.FS
-	path := filepath.Join(l.dir, MarkerFileName)
-	tmp := path + ".tmp"
+	tmp := l.markerPath() + ".tmp"
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return storageErr(err, "write clean-shutdown marker")
+		return "", storageErr(err, "write clean-shutdown marker")
 	}
 	_, err = f.Write(encodeMarker(m))
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = fsys.Rename(tmp, path)
-	}
 	if err != nil {
 		fsys.Remove(tmp)
-		return storageErr(err, "write clean-shutdown marker")
+		return "", storageErr(err, "write clean-shutdown marker")
 	}
-	return l.syncDir(l.dir)
+	return tmp, nil
 }
 
-// consumeMarker reads the marker, if any, and deletes it, so that a crash
+// consumeMarker reads the marker, if listed (the names in the directory
+// other than segments and indexes), and deletes it, so that a crash
 // after this open forces a full scan. It returns nil without a marker;
 // problem says why a present marker cannot be trusted; removed says a
 // marker was deleted. The deletion is made durable by the log's next
 // directory fsync, which comes before any change to the segments becomes
 // durable (see Log.dirDirty).
-func consumeMarker(fsys vfs.FS, dir string) (m *marker, problem string, removed bool, err error) {
+func consumeMarker(fsys vfs.FS, dir string, listed map[string]bool) (m *marker, problem string, removed bool, err error) {
 	path := filepath.Join(dir, MarkerFileName)
-	fsys.Remove(path + ".tmp") // a Close interrupted before its rename
+	if listed[MarkerFileName+".tmp"] {
+		fsys.Remove(path + ".tmp") // a Close interrupted before its rename
+	}
+	if !listed[MarkerFileName] {
+		return nil, "", false, nil
+	}
 	data, rerr := fsys.ReadFile(path)
 	if errors.Is(rerr, fs.ErrNotExist) {
 		return nil, "", false, nil

@@ -81,14 +81,19 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 		return nil, rep, err
 	}
 	fsys := opts.FS
-	if err := vfs.MkdirAllSynced(fsys, dir, 0o755); err != nil {
-		return nil, rep, storageErr(err, "create log directory")
+	// Listed first: an existing directory (every open but the first) costs
+	// no separate stat.
+	bases, names, err := listSegments(fsys, dir)
+	if vfs.IsNotExist(err) {
+		if err := vfs.MkdirAllSynced(fsys, dir, 0o755); err != nil {
+			return nil, rep, storageErr(err, "create log directory")
+		}
+		bases, names, err = listSegments(fsys, dir)
 	}
-	bases, err := listSegments(fsys, dir)
 	if err != nil {
 		return nil, rep, err
 	}
-	mk, problem, removed, err := consumeMarker(fsys, dir)
+	mk, problem, removed, err := consumeMarker(fsys, dir, names)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -121,6 +126,7 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 			l.segs = nil
 		} else {
 			rep.CleanShutdown = true
+			l.opened = mk.state
 		}
 	}
 	if !rep.CleanShutdown {
@@ -153,13 +159,15 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 	return l, rep, nil
 }
 
-// listSegments returns the sorted base offsets of the *.log files in dir and
-// deletes index files without a log (derived data of a deleted segment).
-func listSegments(fsys vfs.FS, dir string) ([]int64, error) {
+// listSegments returns the sorted base offsets of the *.log files in dir,
+// and the names of the other entries (the marker, say), and deletes index
+// files without a log (derived data of a deleted segment).
+func listSegments(fsys vfs.FS, dir string) ([]int64, map[string]bool, error) {
 	entries, err := fsys.ReadDir(dir)
 	if err != nil {
-		return nil, storageErr(err, "list log directory")
+		return nil, nil, storageErr(err, "list log directory")
 	}
+	names := map[string]bool{}
 	var bases []int64
 	logs := map[int64]bool{}
 	var indexes []string
@@ -169,18 +177,20 @@ func listSegments(fsys vfs.FS, dir string) ([]int64, error) {
 		case strings.HasSuffix(name, LogFileSuffix):
 			base, ok := ParseSegmentFileName(name)
 			if !ok {
-				return nil, kerr.New(kerr.StorageError, "invalid segment filename %s", name)
+				return nil, nil, kerr.New(kerr.StorageError, "invalid segment filename %s", name)
 			}
 			if !e.Type().IsRegular() {
-				return nil, kerr.New(kerr.StorageError, "segment %s in %s is not a regular file", name, dir)
+				return nil, nil, kerr.New(kerr.StorageError, "segment %s in %s is not a regular file", name, dir)
 			}
 			bases = append(bases, base)
 			logs[base] = true
 		case strings.HasSuffix(name, IndexFileSuffix):
 			if !e.Type().IsRegular() {
-				return nil, kerr.New(kerr.StorageError, "index %s in %s is not a regular file", name, dir)
+				return nil, nil, kerr.New(kerr.StorageError, "index %s in %s is not a regular file", name, dir)
 			}
 			indexes = append(indexes, name)
+		default:
+			names[name] = true
 		}
 	}
 	for _, name := range indexes {
@@ -189,7 +199,7 @@ func listSegments(fsys vfs.FS, dir string) ([]int64, error) {
 		}
 	}
 	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
-	return bases, nil
+	return bases, names, nil
 }
 
 // recoverSegment opens a segment by scanning it (§6.6).

@@ -26,6 +26,7 @@ func (l *Log) ApplyRetention(nowMs, retentionMs, retentionBytes int64) ([]int64,
 	if err := l.usable(); err != nil {
 		return nil, err
 	}
+	l.rewrites++
 	closed := l.segs[:len(l.segs)-1]
 	n := 0
 	if retentionMs >= 0 {
@@ -68,6 +69,7 @@ func (l *Log) DeleteClosedSegments(bases []int64) error {
 	if err := l.usable(); err != nil {
 		return err
 	}
+	l.rewrites++
 	want := slices.Clone(bases)
 	slices.Sort(want)
 	want = slices.Compact(want)

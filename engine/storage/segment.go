@@ -33,6 +33,9 @@ type segment struct {
 
 	index        offsetIndex
 	indexWritten int // entries already in the index file (-1: no file yet)
+	// indexUnsynced says the index file holds bytes no fsync made durable
+	// (written at a roll, synced by the next flush or close).
+	indexUnsynced bool
 
 	f vfs.File // opened lazily for closed segments
 }
@@ -147,23 +150,47 @@ func (s *segment) syncLog() error {
 }
 
 // syncIndex appends the unwritten index entries to the index file,
-// creating it if needed, and fsyncs it.
+// creating it if needed, and fsyncs it when it holds bytes no fsync made
+// durable.
 func (s *segment) syncIndex() error {
+	if s.indexWritten == len(s.index.entries) && !s.indexUnsynced {
+		return nil
+	}
+	return s.putIndex(true)
+}
+
+// writeIndex appends the unwritten index entries to the index file,
+// creating it if needed, without an fsync (a roll writes the full index of
+// the segment it closes; the next flush or close makes it durable).
+func (s *segment) writeIndex() error {
 	if s.indexWritten == len(s.index.entries) {
 		return nil
 	}
+	return s.putIndex(false)
+}
+
+// putIndex writes the unwritten index entries, and fsyncs the file when
+// sync is set.
+func (s *segment) putIndex(sync bool) error {
 	f, err := s.fsys.OpenFile(s.indexPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return storageErr(err, "open index")
 	}
-	from := max(s.indexWritten, 0)
-	buf := encodeIndex(nil, s.base, s.index.entries[from:])
-	_, err = f.WriteAt(buf, int64(from)*IndexEntrySize)
-	if err == nil {
-		err = f.Truncate(int64(len(s.index.entries)) * IndexEntrySize)
+	if from := max(s.indexWritten, 0); s.indexWritten != len(s.index.entries) {
+		buf := encodeIndex(nil, s.base, s.index.entries[from:])
+		_, err = f.WriteAt(buf, int64(from)*IndexEntrySize)
+		if err == nil {
+			err = f.Truncate(int64(len(s.index.entries)) * IndexEntrySize)
+		}
+		if err == nil {
+			s.indexWritten, s.indexUnsynced = len(s.index.entries), true
+		}
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
+		if err == nil {
+			s.indexUnsynced = false
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -171,7 +198,6 @@ func (s *segment) syncIndex() error {
 	if err != nil {
 		return storageErr(err, "write index")
 	}
-	s.indexWritten = len(s.index.entries)
 	return nil
 }
 

@@ -25,6 +25,7 @@ func (l *Log) TruncateTo(offset int64) error {
 	if err := l.usable(); err != nil {
 		return err
 	}
+	l.rewrites++
 	start, leo := l.LogStartOffset(), l.LEO()
 	if offset < start || offset > leo {
 		return kerr.OutOfRange(offset, start, leo)
@@ -166,6 +167,7 @@ func (l *Log) ResetTo(offset int64) error {
 	if err := l.usable(); err != nil {
 		return err
 	}
+	l.rewrites++
 	if offset < 0 {
 		return kerr.Argument("reset offset cannot be negative, got %d", offset)
 	}

@@ -48,6 +48,22 @@ func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // new entry survives a machine crash. An existing directory is left alone
 // and costs no fsync.
 func MkdirAllSynced(fsys FS, dir string, perm fs.FileMode) error {
+	parents, err := MkdirAllUnsynced(fsys, dir, perm)
+	if err != nil {
+		return err
+	}
+	for _, p := range parents {
+		if err := fsys.SyncDir(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MkdirAllUnsynced is MkdirAll that returns the directories to fsync, in
+// order, to make the new directories durable (the parent of each one it
+// created), for callers that make many durable together (SyncAll).
+func MkdirAllUnsynced(fsys FS, dir string, perm fs.FileMode) ([]string, error) {
 	var created []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := fsys.Stat(d); err == nil || !IsNotExist(err) {
@@ -59,12 +75,11 @@ func MkdirAllSynced(fsys FS, dir string, perm fs.FileMode) error {
 		}
 	}
 	if err := fsys.MkdirAll(dir, perm); err != nil {
-		return err
+		return nil, err
 	}
+	parents := make([]string, 0, len(created))
 	for i := len(created) - 1; i >= 0; i-- {
-		if err := fsys.SyncDir(filepath.Dir(created[i])); err != nil {
-			return err
-		}
+		parents = append(parents, filepath.Dir(created[i]))
 	}
-	return nil
+	return parents, nil
 }

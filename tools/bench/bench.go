@@ -34,6 +34,7 @@ type Options struct {
 	ValueSize    int   // value bytes per record (default 100)
 	SegmentBytes int64 // segment.bytes (default 1 MiB)
 	Rounds       int   // each measurement runs this many times and reports its best (default 3)
+	Partitions   int   // partitions of the restart workload (default 1000)
 	TempDir      string
 }
 
@@ -57,6 +58,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Rounds <= 0 {
 		o.Rounds = DefaultRounds
+	}
+	if o.Partitions <= 0 {
+		o.Partitions = DefaultPartitions
 	}
 	return o
 }
@@ -122,6 +126,7 @@ func Workloads() []Workload {
 		fetchWorkload,
 		recoverWorkload,
 		replicateWorkload,
+		restartWorkload,
 		producerWorkload,
 		groupJoinWorkload,
 		readCommittedWorkload,
