@@ -150,6 +150,7 @@ func subcommands() []*Subcommand {
 		readCommand,
 		quizCommand,
 		serveCommand,
+		exploreCommand,
 		dumpLogCommand,
 		benchCommand,
 		versionCommand,

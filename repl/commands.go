@@ -18,6 +18,7 @@ func commandTable() []*Command {
 		// Replication and failure
 		replicateCommand,
 		promoteCommand,
+		exploreCommand,
 		rejoinCommand,
 		brokerCommand,
 		// The log on disk

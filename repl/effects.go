@@ -67,6 +67,7 @@ var commandEffects = map[string]Effect{
 
 	"replicate":      EffectChange,
 	"promote":        EffectChange,
+	"explore":        EffectRead,
 	"rejoin":         EffectChange,
 	"broker list":    EffectRead,
 	"broker crash":   EffectChange,

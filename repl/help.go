@@ -167,6 +167,9 @@ func runHelp(s *Session, w io.Writer, a *Args) error {
 		}
 		c = sub
 	}
+	if c == s.reg.Lookup("explore") {
+		return s.emit(w, s.exploreHelp(newHelpTopic(c)))
+	}
 	return s.emit(w, newHelpTopic(c))
 }
 

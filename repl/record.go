@@ -28,6 +28,9 @@ type recording struct {
 	startSteps int
 	// prefix are the blocks that rebuild the state recording started in.
 	prefix []recBlock
+	// header is the lab's narration under its title (nil: the words of
+	// record start about the prefix).
+	header []string
 	blocks []recBlock
 	// pending is narration typed since the last block.
 	pending []string
@@ -93,7 +96,13 @@ func labOutput(out string) []string {
 func (r *recording) source() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# title: %s\n# chapter: %d\n", r.title, r.chapter)
-	if len(r.prefix) > 0 {
+	switch {
+	case r.header != nil:
+		b.WriteString("#\n")
+		for _, l := range r.header {
+			b.WriteString(strings.TrimRight("# "+l, " ") + "\n")
+		}
+	case len(r.prefix) > 0:
 		b.WriteString("#\n# Recorded with record start. The first steps rebuild the state the\n# session was in when the recording started.\n")
 	}
 	writeBlock := func(bl recBlock) {
@@ -274,10 +283,22 @@ func chapterFromDir(path string) int {
 // session's own brokers and settings when they are not the defaults), run
 // again with their outputs.
 func (s *Session) prefixBlocks() ([]recBlock, error) {
+	lab, out, err := s.prefixSession("record")
+	if lab != nil {
+		lab.Close()
+	}
+	return out, err
+}
+
+// prefixSession opens a lab's fresh session and runs in it the commands
+// that rebuild the current state (prefixBlocks), for the command verb
+// (named in the error when the state cannot be replayed). The caller
+// closes the session.
+func (s *Session) prefixSession(verb string) (*Session, []recBlock, error) {
 	steps := s.tl.cur.steps
-	from, err := s.replayStart("record", steps)
+	from, err := s.replayStart(verb, steps)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var lines []string
 	if (len(steps) == 0 || !steps[from].reset) && !s.defaultStart() {
@@ -288,24 +309,30 @@ func (s *Session) prefixBlocks() ([]recBlock, error) {
 			lines = append(lines, st.line)
 		}
 	}
-	if len(lines) == 0 {
-		return nil, nil
-	}
 	lab, err := openSession(Options{Format: FormatText, Content: s.opts.Content, Lang: s.opts.Lang})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer lab.Close()
 	var out []recBlock
 	for _, l := range lines {
-		var buf bytes.Buffer
-		err := lab.Exec(&buf, l)
-		if IsInternal(err) {
-			return nil, err
+		b, err := lab.block(l)
+		if err != nil {
+			lab.Close()
+			return nil, nil, err
 		}
-		out = append(out, recBlock{command: l, output: labOutput(buf.String())})
+		out = append(out, b)
 	}
-	return out, nil
+	return lab, out, nil
+}
+
+// block runs line as a lab's step: its output as a lab checks it. Only an
+// internal error is returned (a command that fails is a step too).
+func (s *Session) block(line string) (recBlock, error) {
+	var buf bytes.Buffer
+	if err := s.Exec(&buf, line); IsInternal(err) {
+		return recBlock{}, err
+	}
+	return recBlock{command: line, output: labOutput(buf.String())}, nil
 }
 
 // defaultStart reports whether the session started like a lab's: brokers

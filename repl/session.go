@@ -91,6 +91,8 @@ type Session struct {
 	kc    *kclients
 	// intr carries Interrupt and Stop from the goroutine that gets signals.
 	intr interrupts
+	// exploreFound: the last explore found a schedule (ExploreFound).
+	exploreFound bool
 	// sandbox is set for a sandboxed session (Options.Sandboxed).
 	sandbox *sandbox
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // LockFileName is the lock file Lock keeps in a locked directory while it
@@ -73,8 +74,12 @@ func holderPID(data []byte) int {
 	return pid
 }
 
-// pidLine is what a lock file holds: this process's pid.
-func pidLine() []byte { return []byte(strconv.Itoa(os.Getpid()) + "\n") }
+// pidLine is what a lock file holds: this process's pid (asked once: a
+// state explorer restores, and so locks, thousands of copies a second, and
+// getpid is a system call).
+func pidLine() []byte { return []byte(ownPID()) }
+
+var ownPID = sync.OnceValue(func() string { return strconv.Itoa(os.Getpid()) + "\n" })
 
 // lock is Mem's: a table of held directories, by canonical path, and the
 // lock file beside them.
