@@ -31,6 +31,22 @@ func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
+// benchCluster opens a cluster with cfg on a manual clock, with the topic
+// "bench" of partitions partitions and one replica; it crashes when b
+// ends.
+func benchCluster(b *testing.B, cfg engine.Config, partitions int) *engine.Cluster {
+	b.Helper()
+	c, _, err := engine.Open(cfg, clock.NewManual(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Crash() })
+	if _, err := c.CreateTopic("bench", partitions, 1); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
 // BenchmarkProducerClient compares the producer client (Send of each
 // record, the accumulator, one flush at batch.size, the append through the
 // cluster, settling every record's future) with the bare storage append of
@@ -45,14 +61,7 @@ func BenchmarkProducerClient(b *testing.B) {
 	b.Run(fmt.Sprintf("client/b%d", n), func(b *testing.B) {
 		cfg := engine.DefaultConfig(b.TempDir())
 		cfg.FS = vfs.NoSync(vfs.OS)
-		c, _, err := engine.Open(cfg, clock.NewManual(0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Crash()
-		if _, err := c.CreateTopic("bench", 1, 1); err != nil {
-			b.Fatal(err)
-		}
+		c := benchCluster(b, cfg, 1)
 		opts := producer.DefaultOptions()
 		opts.BatchSize = n * producer.EstimateSize(batch.Records[0])
 		opts.MaxBufferBytes = 4 * opts.BatchSize
@@ -102,13 +111,7 @@ func BenchmarkGroupJoin(b *testing.B) {
 	const members = 1000
 	for b.Loop() {
 		b.StopTimer()
-		c, _, err := engine.Open(engine.DefaultConfig(b.TempDir()), clock.NewManual(0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := c.CreateTopic("bench", 4, 1); err != nil {
-			b.Fatal(err)
-		}
+		c := benchCluster(b, engine.DefaultConfig(b.TempDir()), 4)
 		b.StartTimer()
 		for i := range members {
 			if _, err := c.JoinGroup("g", fmt.Sprintf("m-%04d", i), []string{"bench"}); err != nil {
@@ -127,14 +130,7 @@ func BenchmarkGroupJoin(b *testing.B) {
 // cost at most 2x the plain fetch.
 func BenchmarkReadCommittedAfterTransactions(b *testing.B) {
 	const txns = 10000
-	c, _, err := engine.Open(engine.DefaultConfig(b.TempDir()), clock.NewManual(0))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Crash()
-	if _, err := c.CreateTopic("bench", 1, 1); err != nil {
-		b.Fatal(err)
-	}
+	c := benchCluster(b, engine.DefaultConfig(b.TempDir()), 1)
 	r := record.Record{Value: make([]byte, 100), TimestampMs: 1}
 	for range txns {
 		if err := c.BeginTransaction("tx"); err != nil {

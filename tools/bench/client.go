@@ -42,6 +42,20 @@ var readCommittedWorkload = Workload{
 	Run:     runReadCommitted,
 }
 
+// benchCluster opens a cluster with cfg on a manual clock and creates the
+// topic "bench" with partitions partitions and rf replicas.
+func benchCluster(cfg engine.Config, partitions, rf int) (*engine.Cluster, error) {
+	c, _, err := engine.Open(cfg, clock.NewManual(0))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.CreateTopic("bench", partitions, rf); err != nil {
+		c.Crash()
+		return nil, err
+	}
+	return c, nil
+}
+
 // allocated is the bytes the program allocated so far.
 func allocated() uint64 {
 	var m runtime.MemStats
@@ -60,14 +74,11 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 		cfg := engine.DefaultConfig(filepath.Join(dir, fmt.Sprintf("client-%d", round)))
 		cfg.FS = vfs.NoSync(vfs.OS)
 		cfg.SegmentBytes = o.SegmentBytes
-		c, _, err := engine.Open(cfg, clock.NewManual(0))
+		c, err := benchCluster(cfg, 1, 1)
 		if err != nil {
 			return 0, err
 		}
 		defer c.Crash()
-		if _, err := c.CreateTopic("bench", 1, 1); err != nil {
-			return 0, err
-		}
 		opts := producer.DefaultOptions()
 		opts.BatchSize = int64(b) * producer.EstimateSize(full.Records[0])
 		opts.MaxBufferBytes = 4 * opts.BatchSize
@@ -123,14 +134,11 @@ func runGroupJoin(dir string, o Options) ([]Figure, error) {
 	round := 0
 	elapsed, err := best(o, func() (time.Duration, error) {
 		round++
-		c, _, err := engine.Open(engine.DefaultConfig(filepath.Join(dir, fmt.Sprint(round))), clock.NewManual(0))
+		c, err := benchCluster(engine.DefaultConfig(filepath.Join(dir, fmt.Sprint(round))), 4, 1)
 		if err != nil {
 			return 0, err
 		}
 		defer c.Crash()
-		if _, err := c.CreateTopic("bench", 4, 1); err != nil {
-			return 0, err
-		}
 		start := time.Now()
 		for i := range members {
 			if _, err := c.JoinGroup("g", fmt.Sprintf("member-%04d", i), []string{"bench"}); err != nil {
@@ -153,14 +161,11 @@ func runReadCommitted(dir string, o Options) ([]Figure, error) {
 	txns := min(10000, max(o.Records, 2*fetch))
 	cfg := engine.DefaultConfig(dir)
 	cfg.FS = vfs.NoSync(vfs.OS)
-	c, _, err := engine.Open(cfg, clock.NewManual(0))
+	c, err := benchCluster(cfg, 1, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Crash()
-	if _, err := c.CreateTopic("bench", 1, 1); err != nil {
-		return nil, err
-	}
 	r := record.Record{Value: make([]byte, o.ValueSize), TimestampMs: 1}
 	for range txns {
 		if err := c.BeginTransaction("tx"); err != nil {
