@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -26,6 +27,15 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 )
 
+// The kill and signal tests' depth: the default run kills and stops the
+// process a few times; .ci/run asks for the full counts and the real
+// binary (-kills=24 -signal-runs=20 -build-binary).
+var (
+	killRuns    = flag.Int("kills", 6, "how many times TestServeSurvivesSIGKILL kills serve (CI: 24)")
+	signalRuns  = flag.Int("signal-runs", 8, "how many times TestReplStopsGracefullyOnEverySignal stops the REPL, the signals in turn (CI: 20)")
+	buildBinary = flag.Bool("build-binary", false, "run the kill tests on the real binary, built with go build (CI), instead of this test binary running Main")
+)
+
 // builtBinary is the binary the kill tests run, built once per test
 // process into a temporary directory that TestMain removes.
 var builtBinary struct {
@@ -35,13 +45,35 @@ var builtBinary struct {
 	err  error
 }
 
-// buildMinikafka builds the real binary (main.go: the embedded material and
-// cli.Main) with go build, once; MINIKAFKA_KILL_TEST_BINARY names a binary
-// to test instead.
-func buildMinikafka(t *testing.T) string {
+// minikafka is the program the kill tests start: the real binary, or this
+// test binary running Main on the arguments after "--" (TestMain).
+type minikafka struct {
+	path   string
+	helper bool
+}
+
+// command is the program's command line with args.
+func (m minikafka) command(args ...string) *exec.Cmd {
+	if !m.helper {
+		return exec.Command(m.path, args...)
+	}
+	cmd := exec.Command(m.path, append([]string{"-test.run=^$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), cliHelperEnv+"=1")
+	return cmd
+}
+
+// buildMinikafka is the program the kill tests run: this test binary
+// running Main (the same command line, without the embedded material none
+// of them reads), or with -build-binary the real binary (main.go), built
+// with go build once; MINIKAFKA_KILL_TEST_BINARY names a binary to test
+// instead.
+func buildMinikafka(t *testing.T) minikafka {
 	t.Helper()
 	if bin := os.Getenv("MINIKAFKA_KILL_TEST_BINARY"); bin != "" {
-		return bin // another build held to the same promise
+		return minikafka{path: bin} // another build held to the same promise
+	}
+	if !*buildBinary {
+		return minikafka{path: os.Args[0], helper: true}
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -62,7 +94,7 @@ func buildMinikafka(t *testing.T) string {
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
-	return b.path
+	return minikafka{path: b.path}
 }
 
 // acked is one acknowledged record: where the process said it is.
@@ -177,15 +209,17 @@ func verifyAfterKill(t *testing.T, dir string, brokers []int32, topic string, pa
 }
 
 // TestServeSurvivesSIGKILL: `minikafka serve --data D` under acks=all load
-// from several clients is killed with SIGKILL at a random moment, 24 times;
-// each reopen holds every acknowledged record exactly once, in order per
-// partition, and nothing else but records whose acknowledgement never came.
+// from several clients is killed with SIGKILL at a random moment, -kills
+// times (6 by default, 24 in CI); each reopen holds every acknowledged
+// record exactly once, in order per partition, and nothing else but
+// records whose acknowledgement never came.
 func TestServeSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary and kills it 24 times")
+		t.Skip("starts the program and kills it -kills times")
 	}
+	t.Parallel()
 	bin := buildMinikafka(t)
-	const reps = 24
+	reps := *killRuns
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	sem := make(chan struct{}, 2)
@@ -206,11 +240,11 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	wg.Wait()
 }
 
-func killServeOnce(t *testing.T, bin string, killAfter time.Duration) {
+func killServeOnce(t *testing.T, bin minikafka, killAfter time.Duration) {
 	dir := t.TempDir()
 	const partitions, clientsN = 4, 6
 	brokers := []int32{1, 2, 3}
-	cmd := exec.Command(bin, "serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2,3", "--replicate-every", "1ms", "--request-timeout", "30s")
+	cmd := bin.command("serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2,3", "--replicate-every", "1ms", "--request-timeout", "30s")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -295,21 +329,23 @@ var replAck = regexp.MustCompile(`^orders-(\d+)@(\d+) \(acks=1\)$`)
 
 // TestReplStopsGracefullyOnEverySignal: `minikafka repl --data D` reading
 // a script from a pipe is stopped by SIGINT, SIGTERM, SIGHUP or SIGPIPE
-// (its reader goes away) at different moments, 20 times; it closes the
-// cluster gracefully every time: the reopen finds a clean-shutdown marker
+// (its reader goes away) at different moments, -signal-runs times (8 by
+// default, 20 in CI); it closes the cluster gracefully every time: the
+// reopen finds a clean-shutdown marker
 // on every replica, every acknowledged record, and nothing else but the
 // records after the last acknowledgement read.
 func TestReplStopsGracefullyOnEverySignal(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary and stops it 20 times")
+		t.Skip("starts the program and stops it -signal-runs times")
 	}
+	t.Parallel()
 	bin := buildMinikafka(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
-	for rep := 0; rep < 20; rep++ {
+	for rep := 0; rep < *signalRuns; rep++ {
 		sig := sigs[rep%len(sigs)]
 		rng := rand.New(rand.NewPCG(seed, uint64(rep)))
 		after := 1 + rng.IntN(300) // acknowledgements read before the signal
@@ -326,9 +362,9 @@ func TestReplStopsGracefullyOnEverySignal(t *testing.T) {
 	wg.Wait()
 }
 
-func stopReplOnce(t *testing.T, bin string, sig syscall.Signal, after int) {
+func stopReplOnce(t *testing.T, bin minikafka, sig syscall.Signal, after int) {
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "repl", "--data", dir, "--brokers", "1,2")
+	cmd := bin.command("repl", "--data", dir, "--brokers", "1,2")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -422,11 +458,12 @@ func stopReplOnce(t *testing.T, bin string, sig syscall.Signal, after int) {
 // one's acknowledged records are all there after it stops.
 func TestSecondProcessIsRefused(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("starts the program")
 	}
+	t.Parallel()
 	bin := buildMinikafka(t)
 	dir := t.TempDir()
-	first := exec.Command(bin, "serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2")
+	first := bin.command("serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2")
 	stdout, err := first.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -473,7 +510,7 @@ func TestSecondProcessIsRefused(t *testing.T) {
 		{"repl", "--data", dir + "/.", "--brokers", "1,2"},
 		{"serve", "--data", dir, "--listen", "127.0.0.1:0", "--brokers", "1,2"},
 	} {
-		second := exec.Command(bin, args...)
+		second := bin.command(args...)
 		second.Stdin = strings.NewReader("produce orders value=second acks=1\n")
 		out, err := second.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "in use by "+holder) {

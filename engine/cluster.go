@@ -346,6 +346,11 @@ func (c *Cluster) Config() Config { return c.cfg.clone() }
 // DataDir is the cluster's data directory.
 func (c *Cluster) DataDir() string { return c.cfg.DataDir }
 
+// FS is the file system the cluster's data directory is on (Config.FS; the
+// disk when none was given): the door for tools that read or damage its
+// files, so that they work on a cluster in memory too.
+func (c *Cluster) FS() vfs.FS { return c.cfg.fs() }
+
 // Now is the cluster clock's time in milliseconds.
 func (c *Cluster) Now() int64 { return c.clock.NowMs() }
 

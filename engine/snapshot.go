@@ -47,6 +47,11 @@ func (s *Snapshot) DataDir() string { return s.c.cfg.DataDir }
 // Now is the cluster clock's time when the snapshot was taken.
 func (s *Snapshot) Now() int64 { return s.c.clock.NowMs() }
 
+// Bytes is the size of the files the snapshot holds: its copy of the data
+// directory (pages it shares copy-on-write with the cluster's vfs.Mem, or
+// with other snapshots, counted in full).
+func (s *Snapshot) Bytes() int64 { return s.mem.Used() }
+
 // Snapshot copies the cluster's whole state into an immutable Snapshot
 // (see there). It changes nothing in the cluster.
 //

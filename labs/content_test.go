@@ -21,6 +21,7 @@ import (
 // included), and every translation's presence and agreement with the
 // English material.
 func TestContent(t *testing.T) {
+	t.Parallel()
 	fsys := os.DirFS("..")
 	// Clusters in memory, but the first lab of every chapter (and every
 	// lab that damages files) on disk.
@@ -39,6 +40,7 @@ func TestContent(t *testing.T) {
 // only in what the views print from one whose records, offsets or errors
 // differ.
 func TestLabsUnderKafkaRules(t *testing.T) {
+	t.Parallel()
 	fsys := os.DirFS("..")
 	cat, err := labs.Load(fsys, "")
 	if err != nil {

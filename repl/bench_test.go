@@ -51,7 +51,8 @@ func thousandCommands(commits bool) []string {
 
 // BenchmarkUndoAfter1000Commands measures `undo` in a session that has run
 // 1,000 commands that changed the cluster: the state before the last one
-// is rebuilt (by replay, today) and becomes the session's. The budget is
+// is rebuilt (from the nearest checkpoint, an engine snapshot, and the
+// commands after it) and becomes the session's. The budget is
 // 50 ms. Each iteration runs the undone command again, off the clock.
 func BenchmarkUndoAfter1000Commands(b *testing.B) {
 	for _, bc := range []struct {

@@ -5,11 +5,11 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // partitionsOrJournal completes corrupt's first argument: a partition, or
@@ -23,7 +23,8 @@ func partitionsOrJournal(s *Session) []string {
 // whose write never finished, so it has neither its end nor its newline.
 var tornJournalLine = []byte(`00000000 {"first_offsets":[],"id":"torn-write","partitions":[`)
 
-// runCorruptJournal damages transactions.journal on disk: corrupt journal
+// runCorruptJournal damages transactions.journal in the cluster's data
+// directory (on the cluster's file system, Cluster.FS): corrupt journal
 // mode=garbage|truncate|flip [bytes=N]. Like a segment's damage, only the
 // next open sees it.
 func runCorruptJournal(s *Session, w io.Writer, a *Args) error {
@@ -48,7 +49,7 @@ func runCorruptJournal(s *Session, w io.Writer, a *Args) error {
 		n = engine.DefaultCorruptBytes(mode)
 	}
 	path := filepath.Join(s.cfg.DataDir, engine.TransactionJournalFileName)
-	c, err := corruptFile(path, mode, n)
+	c, err := corruptFile(s.cluster.FS(), path, mode, n)
 	if err != nil {
 		return err
 	}
@@ -56,9 +57,9 @@ func runCorruptJournal(s *Session, w io.Writer, a *Args) error {
 	return s.emit(w, c)
 }
 
-// corruptFile writes the damage into path and says what changed.
-func corruptFile(path string, mode engine.CorruptMode, n int) (corrupted, error) {
-	data, err := os.ReadFile(path)
+// corruptFile writes the damage into path on fsys and says what changed.
+func corruptFile(fsys vfs.FS, path string, mode engine.CorruptMode, n int) (corrupted, error) {
+	data, err := readAll(fsys, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return corrupted{}, kerr.State("there is no %s yet: the first `txn begin` writes it", engine.TransactionJournalFileName)
 	}
@@ -87,8 +88,18 @@ func corruptFile(path string, mode engine.CorruptMode, n int) (corrupted, error)
 		c.Bytes = 1
 	}
 	c.SizeAfter = int64(len(data))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := vfs.WriteFile(fsys, path, data, 0o644); err != nil {
 		return corrupted{}, kerr.Wrap(kerr.StorageError, err, "cannot write %s", engine.TransactionJournalFileName)
 	}
 	return c, nil
+}
+
+// readAll reads the file name of fsys whole.
+func readAll(fsys vfs.FS, name string) ([]byte, error) {
+	f, err := vfs.Open(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

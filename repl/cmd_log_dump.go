@@ -68,7 +68,7 @@ func (v dumpView) writeText(w io.Writer, _ *style) error {
 func (s *Session) dumpSegmentOf(l engine.LogDescription, sg engine.LogSegment) (dumplog.Segment, error) {
 	batches, err := s.cluster.LogBatches(l.TP, l.Broker, sg.Base, sg.NextOffset, 0)
 	if err != nil {
-		disk, derr := dumplog.ReadSegmentFile(sg.LogPath)
+		disk, derr := dumplog.ReadSegment(s.cluster.FS(), sg.LogPath)
 		if derr != nil || disk.Invalid == nil {
 			return dumplog.Segment{}, err
 		}
@@ -80,7 +80,7 @@ func (s *Session) dumpSegmentOf(l engine.LogDescription, sg engine.LogSegment) (
 			seg.Frames = append(seg.Frames, dumplog.Frame{Position: b.Position, Bytes: b.Frame, Meta: b.Meta})
 		}
 	}
-	if disk, err := dumplog.ReadSegmentFile(sg.LogPath); err == nil && disk.Invalid != nil {
+	if disk, err := dumplog.ReadSegment(s.cluster.FS(), sg.LogPath); err == nil && disk.Invalid != nil {
 		seg.Invalid = disk.Invalid
 	}
 	return seg, nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // badValues are the values the driver puts in every argument slot.
@@ -62,6 +64,7 @@ func TestEveryErrorHasUsageOrHint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("thousands of bad lines")
 	}
+	t.Parallel()
 	var lines []string
 	for _, c := range theRegistry().All() {
 		lines = append(lines, badLines(c)...)
@@ -110,7 +113,9 @@ func TestEveryErrorHasUsageOrHint(t *testing.T) {
 // failed and, by first error line, those without a usage or hint line.
 func driveBadLines(t *testing.T, format Format, st string, lines []string) (int, map[string][]string) {
 	total, lacking := 0, map[string][]string{}
-	s := newTestSession(t, Options{Format: format})
+	// In memory: the thousands of clusters opened here test messages, not
+	// the disk.
+	s := newTestSession(t, Options{Format: format, FS: vfs.NewMem()})
 	setup := func() {
 		for _, l := range states[st] {
 			if err := s.Exec(&bytes.Buffer{}, l); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // FuzzExec runs one random line on a live session: Exec must never panic,
@@ -36,7 +37,7 @@ func FuzzExec(f *testing.F) {
 		if strings.Contains(line, "serve") || strings.Contains(line, "remote") {
 			return // never let the fuzzer open sockets or talk to local services
 		}
-		s := newTestSession(t, Options{})
+		s := newTestSession(t, Options{FS: vfs.NewMem()})
 		setup := []string{"cluster open brokers=1,2", "topic create events rf=2", "produce events value=a acks=1"}
 		for _, l := range setup {
 			if err := s.Exec(&bytes.Buffer{}, l); err != nil {

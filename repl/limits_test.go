@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // TestClockNeverWraps: advancing the clock to the largest time works,
@@ -69,15 +71,21 @@ func (l *longLine) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	i := 0
-	for ; i < len(p) && l.pos < total; i, l.pos = i+1, l.pos+1 {
+	for i < len(p) && l.pos < total {
+		var k int
 		switch {
 		case l.pos < len(l.head):
-			p[i] = l.head[l.pos]
+			k = copy(p[i:], l.head[l.pos:])
 		case l.pos < len(l.head)+l.n:
-			p[i] = 'x'
+			k = min(len(p)-i, len(l.head)+l.n-l.pos)
+			fill := p[i : i+k]
+			for j := range fill {
+				fill[j] = 'x'
+			}
 		default:
-			p[i] = l.tail[l.pos-len(l.head)-l.n]
+			k = copy(p[i:], l.tail[l.pos-len(l.head)-l.n:])
 		}
+		i, l.pos = i+k, l.pos+k
 	}
 	return i, nil
 }
@@ -90,11 +98,12 @@ func TestScriptLineTooLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 65 MiB")
 	}
+	t.Parallel()
 	script := func() io.Reader {
 		return &longLine{head: "topic create t\nproduce t value=", n: MaxLineBytes + 1<<20, tail: "\ntopic list\n"}
 	}
 	for _, keepGoing := range []bool{true, false} {
-		s := newTestSession(t, Options{})
+		s := newTestSession(t, Options{FS: vfs.NewMem()})
 		var out bytes.Buffer
 		status := RunScript(s, script(), &out, ScriptOptions{KeepGoing: keepGoing})
 		text := out.String()
@@ -121,7 +130,8 @@ func TestScriptLargeValueLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 20 MiB record")
 	}
-	s := newTestSession(t, Options{})
+	t.Parallel()
+	s := newTestSession(t, Options{FS: vfs.NewMem()})
 	var out bytes.Buffer
 	in := &longLine{head: "topic create t\nproduce t value=", n: 20 << 20, tail: "\ntopic list\n"}
 	if status := RunScript(s, in, &out, ScriptOptions{KeepGoing: true}); status != 1 {

@@ -9,17 +9,16 @@ import (
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // rewinder rebuilds the world a branch's steps lead to, on a fresh
 // cluster. replayRewinder runs the commands again: the engine is
-// deterministic, so the same commands give the same state. Once the engine
-// can snapshot a cluster (Cluster.Snapshot, engine.Restore), a rewinder
-// that restores the snapshot kept with each step can take its place;
-// undo, fork and record only call rebuild.
+// deterministic, so the same commands give the same state.
+// snapshotRewinder (checkpoint.go) restores the branch's nearest
+// checkpoint (an engine snapshot) and replays only the commands after it;
+// it is the session's. Undo and fork only call rebuild.
 type rewinder interface {
-	rebuild(s *Session, what string, steps []step) (*world, error)
+	rebuild(s *Session, what string, steps []step, cps []checkpoint) (*world, error)
 }
 
 // replayRewinder rebuilds a world by replaying the commands that changed
@@ -31,7 +30,7 @@ type rewinder interface {
 // deterministic is a bug).
 type replayRewinder struct{}
 
-func (replayRewinder) rebuild(s *Session, what string, steps []step) (*world, error) {
+func (replayRewinder) rebuild(s *Session, what string, steps []step, _ []checkpoint) (*world, error) {
 	from, err := s.replayStart(what, steps)
 	if err != nil {
 		return nil, err
@@ -40,19 +39,7 @@ func (replayRewinder) rebuild(s *Session, what string, steps []step) (*world, er
 	if err != nil {
 		return nil, err
 	}
-	for _, st := range steps[from:] {
-		if st.effect != EffectChange {
-			continue
-		}
-		err := fresh.Exec(io.Discard, st.line)
-		if (err == nil) != st.ok || IsInternal(err) {
-			fresh.Close()
-			return nil, kerr.New(kerr.Internal, "replaying %q did not do what it did the first time (%v): the state cannot be rebuilt", st.line, err)
-		}
-	}
-	w := fresh.world
-	fresh.world = world{} // the world is the caller's now; fresh holds nothing else
-	return &w, nil
+	return fresh.replaySteps(steps[from:])
 }
 
 // replaySession is a fresh session for a replay: the session's options,
@@ -65,15 +52,21 @@ func (replayRewinder) rebuild(s *Session, what string, steps []step) (*world, er
 // costs a few milliseconds of fsync on a disk; replays of a long session
 // would spend most of their time there.
 func (s *Session) replaySession() (*Session, error) {
+	fresh, err := openSession(s.replayOptions())
+	if err != nil {
+		return nil, err
+	}
+	fresh.tl = newReplayTimeline()
+	return fresh, nil
+}
+
+// replayOptions are the session's options for a replay.
+func (s *Session) replayOptions() Options {
 	opts := s.opts
 	opts.Color, opts.Format, opts.DataDir, opts.Width = false, FormatText, "", nil
 	opts.Startup = nil
-	base := opts.FS
-	if base == nil {
-		base = vfs.OS
-	}
-	opts.FS = vfs.NoSync(base)
-	return openSession(opts)
+	opts.FS = replayFS(opts.FS)
+	return opts
 }
 
 // openSession is NewSession, for the commands that open sessions of their
@@ -121,10 +114,17 @@ func (s *Session) replayStart(what string, steps []step) (int, error) {
 	return from, nil
 }
 
-// adoptWorld makes w the session's world and shuts the one it replaces.
+// adoptWorld makes w the session's world and drops the one it replaces.
+// A world in a temporary directory of the session's is about to be
+// removed: it stops as a crash would (no flush, no fsync, no clean-shutdown
+// markers), which is all its directory's removal needs; any other is
+// closed gracefully.
 func (s *Session) adoptWorld(w *world) {
 	old := s.world
 	s.world = *w
+	if old.cluster != nil && old.temp != "" {
+		_ = old.cluster.Crash() // its files are removed next; a failure to stop changes nothing kept
+	}
 	if err := shut(old.cluster, old.temp); err != nil {
 		_ = err // the old cluster is gone either way; its temporary directory was ours
 	}
@@ -137,7 +137,8 @@ var undoCommand = &Command{
 	Detail: `Returns the session to the state before the last N commands that changed
 the cluster (inspections such as show or offsets change nothing and are
 not counted; failed commands changed nothing either). The state is
-rebuilt by replaying the commands before them on a fresh cluster, so
+rebuilt from the session's nearest snapshot of the cluster before them
+(one is kept every few commands), replaying the commands after it, so
 offsets, show and every check read exactly what they read then, the
 clock included. The commands taken back leave history.
 
@@ -201,12 +202,13 @@ func runUndo(s *Session, w io.Writer, a *Args) error {
 		return kerr.New(kerr.IllegalState, "undo cannot go back past `record start` while recording; `record stop` first")
 	}
 	kept := slices.Clone(steps[:cut])
-	wd, err := s.tl.rewind.rebuild(s, "undo", kept)
+	wd, err := s.tl.rewind.rebuild(s, "undo", kept, s.tl.cur.checkpoints)
 	if err != nil {
 		return err
 	}
 	s.adoptWorld(wd)
 	s.tl.cur.steps = kept
+	s.tl.cur.cutCheckpoints(cut)
 	s.tl.cur.forks = slices.DeleteFunc(s.tl.cur.forks, func(f forkPoint) bool { return f.at > cut })
 	if s.tl.rec != nil {
 		s.tl.rec.trim(cut)
@@ -243,8 +245,9 @@ left keeps its state and its history; fork switch BRANCH goes back to it
 (and forth again), fork list lists the branches. The first branch is
 called main. history marks where the current branch was forked.
 
-A branch you are not on is rebuilt by replaying its commands when you
-switch to it, so fork, like undo, cannot cross a command that reached
+A branch you are not on is rebuilt when you switch to it, from a snapshot
+kept where it was forked and by replaying its commands after it, so fork,
+like undo, cannot cross a command that reached
 outside the session (serve start, remote, cluster open dir=).`,
 	Group:      "Session",
 	Positional: []Param{{Name: "NAME"}},
@@ -316,10 +319,15 @@ func runFork(s *Session, w io.Writer, a *Args) error {
 	if _, err := s.replayStart("fork", cur.steps); err != nil {
 		return err
 	}
+	// The branch left behind keeps a checkpoint here, so that coming back
+	// to it restores its state without replaying.
+	s.pinCheckpoint()
 	nb := &branch{
-		name:  name,
-		steps: slices.Clone(cur.steps),
-		forks: append(slices.Clone(cur.forks), forkPoint{at: len(cur.steps), name: name, from: cur.name}),
+		name:        name,
+		steps:       slices.Clone(cur.steps),
+		forks:       append(slices.Clone(cur.forks), forkPoint{at: len(cur.steps), name: name, from: cur.name}),
+		checkpoints: slices.Clone(cur.checkpoints),
+		every:       cur.every,
 	}
 	cur.world = nil
 	s.tl.branches = append(s.tl.branches, nb)
@@ -369,7 +377,7 @@ func runForkSwitch(s *Session, w io.Writer, a *Args) error {
 	}
 	wd := target.world
 	if wd == nil {
-		built, err := s.tl.rewind.rebuild(s, "fork switch", target.steps)
+		built, err := s.tl.rewind.rebuild(s, "fork switch", target.steps, target.checkpoints)
 		if err != nil {
 			return err
 		}

@@ -9,16 +9,20 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/scripts/*.golden and docs/commands.md")
 
 // TestScripts runs every testdata/scripts/*.mk transcript through a fresh
-// session exactly as `minikafka repl < FILE --keep-going` would, twice, and
-// compares the output with FILE's .golden (rewritten with -update; review the
-// diff). Files named *.json.mk run with --format json. A panic in any command
-// fails the test.
+// session exactly as `minikafka repl < FILE --keep-going` would, twice —
+// on the disk, then on an in-memory file system (vfs.Mem), which must print
+// the same — and compares the output with FILE's .golden (rewritten with
+// -update; review the diff). Files named *.json.mk run with --format json.
+// A panic in any command fails the test.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/scripts/*.mk")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scripts: %v", err)
@@ -26,13 +30,14 @@ func TestScripts(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".mk")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			format := FormatText
 			if strings.HasSuffix(name, ".json") {
 				format = FormatJSON
 			}
-			first := runTranscript(t, file, format)
-			if second := runTranscript(t, file, format); second != first {
-				t.Fatalf("two runs of %s differ (the engine or a renderer is not deterministic):\n%s\n----\n%s", file, first, second)
+			first := runTranscript(t, file, Options{Format: format})
+			if second := runTranscript(t, file, Options{Format: format, FS: vfs.NewMem()}); second != first {
+				t.Fatalf("the runs of %s on the disk and in memory differ (the engine or a renderer is not deterministic, or a command reads the disk behind the cluster's file system):\n%s", file, lineDiff(first, second))
 			}
 			golden := strings.TrimSuffix(file, ".mk") + ".golden"
 			if *update {
@@ -54,7 +59,7 @@ func TestScripts(t *testing.T) {
 
 // runTranscript runs a script file in a fresh session and returns the
 // transcript: "> cmd" before each command's output.
-func runTranscript(t *testing.T, file string, format Format) string {
+func runTranscript(t *testing.T, file string, opts Options) string {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -62,7 +67,8 @@ func runTranscript(t *testing.T, file string, format Format) string {
 	}
 	// The course commands read the repository's material; progress stays
 	// in memory.
-	s := newTestSession(t, Options{Format: format, Content: os.DirFS("..")})
+	opts.Content = os.DirFS("..")
+	s := newTestSession(t, opts)
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	for sc.Scan() {
@@ -90,8 +96,18 @@ func runTranscript(t *testing.T, file string, format Format) string {
 // system chose (five digits) differs between runs.
 var boundPort = regexp.MustCompile(`127\.0\.0\.1:[1-9][0-9]{4}\b`)
 
+// newTestSession opens a session that the end of the test closes.
+//
+// A session on the disk (opts.FS nil) does not fsync: what the engine knows
+// of its files does not depend on it (it models the page cache itself),
+// only a machine crash would tell, and the fsyncs of thousands of small
+// writes are most of a disk test's time on a busy machine. The kill tests
+// (cli) and the engine's disk tests keep real fsyncs.
 func newTestSession(t testing.TB, opts Options) *Session {
 	t.Helper()
+	if opts.FS == nil {
+		opts.FS = vfs.NoSync(vfs.OS)
+	}
 	s, err := NewSession(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,11 @@ type branch struct {
 	steps []step
 	forks []forkPoint
 	world *world
+	// checkpoints are snapshots of the branch's world along its steps, in
+	// order (checkpoint.go); every is the spacing of the next one, in
+	// commands that changed the cluster.
+	checkpoints []checkpoint
+	every       int
 }
 
 // timeline is the session's branches and the bookkeeping of the command
@@ -70,16 +75,28 @@ type timeline struct {
 	events []eventKey
 	// rec is the recording in progress, nil when none (record.go).
 	rec *recording
-	// rewind rebuilds a world from a timeline (replay.go).
+	// rewind rebuilds a world from a timeline (replay.go, checkpoint.go).
 	rewind rewinder
+	// checkpoints: the session keeps checkpoints; not while it replays.
+	// checkpointBytes bounds one checkpoint's files (maxCheckpointBytes).
+	checkpoints     bool
+	checkpointBytes int64
 	// lastChanged: the last command changed the cluster (LastChanged).
 	lastChanged bool
 }
 
 // newTimeline is the timeline of a new session: one branch, main.
 func newTimeline() timeline {
-	main := &branch{name: "main"}
-	return timeline{cur: main, branches: []*branch{main}, rewind: replayRewinder{}}
+	main := &branch{name: "main", every: checkpointEvery}
+	return timeline{cur: main, branches: []*branch{main}, rewind: snapshotRewinder{}, checkpoints: true, checkpointBytes: maxCheckpointBytes}
+}
+
+// newReplayTimeline is the timeline of a session that replays commands
+// for a rewinder: it keeps no checkpoints.
+func newReplayTimeline() timeline {
+	tl := newTimeline()
+	tl.checkpoints = false
+	return tl
 }
 
 // note adds a command that ran to the current branch (and the recording):
@@ -105,7 +122,14 @@ func (s *Session) note(text string, cmd *Command, a *Args, err error, out string
 	case !ok && (eff == EffectRead || eff == EffectOutside):
 		return
 	}
-	s.tl.cur.steps = append(s.tl.cur.steps, step{line: text, effect: eff, ok: ok, reset: ok && resets(cmd, a), nested: nested, events: events})
+	st := step{line: text, effect: eff, ok: ok, reset: ok && resets(cmd, a), nested: nested, events: events}
+	if st.reset {
+		s.tl.cur.checkpoints = nil // nothing before a reset is replayed again
+	}
+	s.tl.cur.steps = append(s.tl.cur.steps, st)
+	if ok && eff == EffectChange {
+		s.noteCheckpoint()
+	}
 	if s.tl.rec != nil {
 		s.tl.rec.add(s, eff, ok, text, out, len(s.tl.cur.steps))
 	}

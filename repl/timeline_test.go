@@ -44,7 +44,7 @@ var richScript = []string{
 
 // digest is everything the session can show about its state, through the
 // inspecting commands.
-func digest(t *testing.T, s *Session) string {
+func digest(t interface{ Helper() }, s *Session) string {
 	t.Helper()
 	lines := []string{"clock", "topic describe", "broker list", "producer list", "consumer list", "group list", "txn list"}
 	if ts, err := s.cluster.Topics(); err == nil {
@@ -81,7 +81,9 @@ func (s *Session) inspect(w io.Writer, line string) error {
 // log dump, group describe, ... must print exactly what they printed
 // before that command ran.
 func TestUndoRestoresTheStateExactly(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t, Options{})
+	s.tl.cur.every = 2 // a checkpoint on the disk every other change: undo restores one or replays one command after it
 	before := []string{digest(t, s)}
 	for _, line := range richScript {
 		var out bytes.Buffer
@@ -128,6 +130,7 @@ func mustResolve(t *testing.T, s *Session, line string) (*Command, *Args) {
 // (inspections skipped) and compares every view: an inspecting command that
 // changed state, or a command the replay misses, would show here.
 func TestReplayedWorldIsTheSame(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t, Options{})
 	for _, line := range richScript {
 		if err := s.Exec(io.Discard, line); err != nil {
@@ -135,7 +138,7 @@ func TestReplayedWorldIsTheSame(t *testing.T) {
 		}
 	}
 	want := digest(t, s)
-	w, err := s.tl.rewind.rebuild(s, "test", s.tl.cur.steps)
+	w, err := replayRewinder{}.rebuild(s, "test", s.tl.cur.steps, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +151,7 @@ func TestReplayedWorldIsTheSame(t *testing.T) {
 // TestForkSwitchesBackAndForth keeps two branches and checks that each
 // shows its own state every time the session comes back to it.
 func TestForkSwitchesBackAndForth(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t, Options{})
 	run := func(lines ...string) string {
 		t.Helper()
@@ -214,6 +218,7 @@ func TestUndoRefusesToCrossTheOutside(t *testing.T) {
 // narration, a failed command and an undo, and replays the file with the
 // lab runner.
 func TestRecordWritesARunnableLab(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "05-replication-basics", "09-recorded.lab")
 	s := newTestSession(t, Options{Brokers: []int32{1, 2}})

@@ -46,6 +46,7 @@ func needTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process on a pseudo-terminal")
 	}
+	t.Parallel()
 }
 
 // TestTerminalLabStep: lab step inside the REPL reads through the line

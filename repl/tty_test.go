@@ -133,6 +133,7 @@ func TestTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a process on a pseudo-terminal")
 	}
+	t.Parallel()
 	state := t.TempDir()
 	start := time.Now()
 	term := startTerminal(t, state)

@@ -15,6 +15,7 @@ import (
 // testdata/walkthrough.golden (go test ./repl -update rewrites it; review
 // the diff), and the progress file is checked too.
 func TestWalkthrough(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	progress := filepath.Join(state, "progress")
 	s := newTestSession(t, Options{Content: os.DirFS(".."), ProgressPath: progress})

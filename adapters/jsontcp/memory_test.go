@@ -74,7 +74,7 @@ func TestLongLinesMemoryIsBounded(t *testing.T) {
 		_ = c.Close()
 	}
 	wg.Wait()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // generous: a loaded machine closes 120 connections slowly
 	for {
 		after := heapInUse()
 		if after <= base+8<<20 {

@@ -114,6 +114,13 @@ func clearFwd(n *inode) {
 // a data directory on the OS into a Mem, or writes a Mem's tree out to
 // the disk.
 func CopyTree(dst FS, dstDir string, src FS, srcDir string) error {
+	var buf []byte
+	return copyTree(dst, dstDir, src, srcDir, &buf)
+}
+
+// copyTree is CopyTree with one copy buffer for the whole tree, made at
+// the first regular file.
+func copyTree(dst FS, dstDir string, src FS, srcDir string, buf *[]byte) error {
 	st, err := src.Stat(srcDir)
 	if err != nil {
 		return err
@@ -128,19 +135,18 @@ func CopyTree(dst FS, dstDir string, src FS, srcDir string) error {
 	if err != nil {
 		return err
 	}
-	var buf []byte
 	for _, e := range entries {
 		from, to := filepath.Join(srcDir, e.Name()), filepath.Join(dstDir, e.Name())
 		switch {
 		case e.IsDir():
-			if err := CopyTree(dst, to, src, from); err != nil {
+			if err := copyTree(dst, to, src, from, buf); err != nil {
 				return err
 			}
 		case e.Type().IsRegular():
-			if buf == nil {
-				buf = make([]byte, 1<<20)
+			if *buf == nil {
+				*buf = make([]byte, 64<<10)
 			}
-			if err := copyFile(dst, to, src, from, buf); err != nil {
+			if err := copyFile(dst, to, src, from, *buf); err != nil {
 				return err
 			}
 		default:

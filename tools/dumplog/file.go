@@ -15,6 +15,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 )
 
 // Format is an output format: "text" (Kafka's shape), "kafka" (Kafka
@@ -41,8 +42,12 @@ func ParseFormat(s string) (Format, error) {
 // and a damaged tail, as recovery would see it. The name printed is path as
 // given; the base offset comes from the file name, which must be a segment
 // name (20 digits, .log). It holds the whole file; DumpFile streams it.
-func ReadSegmentFile(path string) (Segment, error) {
-	f, sc, base, err := openSegment(path)
+func ReadSegmentFile(path string) (Segment, error) { return ReadSegment(vfs.OS, path) }
+
+// ReadSegment is ReadSegmentFile on the file system fsys: a cluster's
+// (engine.Config.FS), which may be in memory.
+func ReadSegment(fsys vfs.FS, path string) (Segment, error) {
+	f, sc, base, err := openSegment(fsys, path)
 	if err != nil {
 		return Segment{}, err
 	}
@@ -80,7 +85,7 @@ func DumpFile(w io.Writer, path string, format Format, records bool) error {
 	if strings.HasSuffix(path, storage.IndexFileSuffix) {
 		return dumpIndex(w, path, format)
 	}
-	f, sc, base, err := openSegment(path)
+	f, sc, base, err := openSegment(vfs.OS, path)
 	if err != nil {
 		return err
 	}
@@ -109,13 +114,13 @@ func DumpFile(w io.Writer, path string, format Format, records bool) error {
 	return d.err()
 }
 
-// openSegment opens a segment file for scanning.
-func openSegment(path string) (*os.File, *frameScanner, int64, error) {
-	base, err := checkFile(path, storage.LogFileSuffix)
+// openSegment opens a segment file of fsys for scanning.
+func openSegment(fsys vfs.FS, path string) (vfs.File, *frameScanner, int64, error) {
+	base, err := checkFile(fsys, path, storage.LogFileSuffix)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	f, err := os.Open(path)
+	f, err := vfs.Open(fsys, path)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
@@ -203,7 +208,7 @@ func (s *frameScanner) stop(reason error) (Frame, bool) {
 // read twice, one entry at a time: first to validate it (a damaged index
 // prints nothing but the error), then to print it.
 func dumpIndex(w io.Writer, path string, format Format) error {
-	base, err := checkFile(path, storage.IndexFileSuffix)
+	base, err := checkFile(vfs.OS, path, storage.IndexFileSuffix)
 	if err != nil {
 		return err
 	}
@@ -264,8 +269,8 @@ func eachIndexEntry(path string, base int64, fn func(storage.IndexEntry) error) 
 
 // checkFile rejects what cannot be dumped, with a message for people, and
 // returns the base offset from the file name.
-func checkFile(path, suffix string) (int64, error) {
-	st, err := os.Stat(path)
+func checkFile(fsys vfs.FS, path, suffix string) (int64, error) {
+	st, err := fsys.Stat(path)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
