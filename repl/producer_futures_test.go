@@ -35,3 +35,16 @@ func TestSettledFuturesAreReleased(t *testing.T) {
 		"check producer slow acked == 3",
 		"check producer slow pending == 0")
 }
+
+// Undo rebuilds the world from a checkpoint or a replay: the counts of
+// released futures come back with it.
+func TestReleasedFutureCountsSurviveUndo(t *testing.T) {
+	s := newTestSession(t, Options{})
+	runLines(t, s, "topic create t partitions=1 rf=1", "producer create p batch.size=1")
+	const n = 200
+	for i := range n {
+		runLines(t, s, fmt.Sprintf("producer send p t value=v%d", i))
+	}
+	runLines(t, s, "produce t value=extra", "undo", fmt.Sprintf("check producer p acked == %d", n), "check producer p pending == 0")
+	runLines(t, s, "producer send p t value=more", fmt.Sprintf("check producer p acked == %d", n+1))
+}

@@ -181,6 +181,10 @@ func (s *Session) trimHistory() {
 	for i := range b.forks {
 		b.forks[i].at -= cut - 1
 	}
+	b.checkpoints = slices.DeleteFunc(b.checkpoints, func(cp checkpoint) bool { return cp.at < cut })
+	for i := range b.checkpoints {
+		b.checkpoints[i].at -= cut - 1
+	}
 }
 
 // narrate keeps a comment typed while recording as narration.
