@@ -169,12 +169,10 @@ func cleanOpenReadsOnlyActiveSegments(t *testing.T, rules engine.Rules) {
 	closedSegments := map[string]bool{}
 	crashCfg := cfg
 	crashCfg.FS = scanned
+	forceReplay(t, scanned, cfg)
 	for _, b := range cfg.BrokerIDs {
 		for p := 0; p < 2; p++ {
 			dir := "data/broker-" + string(rune('0'+b)) + "/t-" + string(rune('0'+p))
-			if err := scanned.Remove(dir + "/" + storage.MarkerFileName); err != nil {
-				t.Fatal(err)
-			}
 			es, err := mem.ReadDir(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -246,10 +244,8 @@ func cleanOpenReadsOnlyActiveSegments(t *testing.T, rules engine.Rules) {
 func TestDamagedShutdownStateIsIgnored(t *testing.T) {
 	mem, cfg := shutdownScenario(t, engine.MiniKafkaRules())
 	replayed := mem.Clone()
-	marker := "data/broker-1/t-0/" + storage.MarkerFileName
-	if err := replayed.Remove(marker); err != nil {
-		t.Fatal(err)
-	}
+	forceReplay(t, replayed, cfg)
+	marker := "data/broker-1/" + storage.DirMarkerFileName
 	rcfg := cfg
 	rcfg.FS = replayed
 	c, _, err := engine.Open(rcfg, clock.NewManual(0))
@@ -294,11 +290,7 @@ func TestDamagedShutdownStateIsIgnored(t *testing.T) {
 func TestShutdownStateOfAnotherWindowIsReplayed(t *testing.T) {
 	mem, cfg := shutdownScenario(t, engine.KafkaRules())
 	replayed := mem.Clone()
-	for _, d := range []string{"data/broker-1/t-0", "data/broker-2/t-1"} { // the leaders
-		if err := replayed.Remove(d + "/" + storage.MarkerFileName); err != nil {
-			t.Fatal(err)
-		}
-	}
+	forceReplay(t, replayed, cfg)
 	cfg.Rules = engine.MiniKafkaRules()
 	c, _, err := engine.Open(cfg, clock.NewManual(0))
 	if err != nil {
@@ -314,5 +306,17 @@ func TestShutdownStateOfAnotherWindowIsReplayed(t *testing.T) {
 	defer r.Close()
 	if a, b := viewOf(t, c), viewOf(t, r); !reflect.DeepEqual(a, b) {
 		t.Fatalf("with a state of window 5 under window 1:\n%+v\nreplayed:\n%+v", a, b)
+	}
+}
+
+// forceReplay removes the clean-shutdown file of every broker directory
+// (storage.ShutdownAll writes one per directory), so that the next open
+// of the cluster in fsys replays every log.
+func forceReplay(t *testing.T, fsys vfs.FS, cfg engine.Config) {
+	t.Helper()
+	for _, b := range cfg.BrokerIDs {
+		if err := fsys.Remove(fmt.Sprintf("data/broker-%d/%s", b, storage.DirMarkerFileName)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

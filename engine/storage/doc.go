@@ -14,6 +14,7 @@
 //	  00000000000000000042.log     next segment: its base offset is 42
 //	  00000000000000000042.index
 //	  cleanshutdown                only between Close and the next Open
+//	<parent>/cleanshutdown.logs    only between ShutdownAll and the next open of its logs
 //	  cleaner-offset-checkpoint    once compacted: the first offset Compact did not rewrite
 //	<parent>/.<dirname>.compact-<hex>   only during Compact
 //	<parent>/.<dirname>.backup-<hex>    only during Compact
@@ -85,6 +86,33 @@
 // change to the segments becomes durable.
 // Like Kafka after a clean shutdown, a byte flipped in a closed segment
 // after Close goes unnoticed until that batch is read (reads check CRCs).
+//
+// # One clean-shutdown file per directory
+//
+// ShutdownAll (the engine's Cluster.Close) keeps the markers of all the
+// logs it closes in one file per parent directory, "cleanshutdown.logs"
+// (a broker's directory; Kafka keeps one .kafka_cleanshutdown per log
+// directory), instead of a file per log: after the logs' changed files
+// are durable (one vfs.SyncAll) the file is replaced atomically (temp
+// file, fsync, rename, directory fsync). All integers big-endian:
+//
+//	 0   4  magic "MKCD"
+//	 4   2  u16 version (1)
+//	 6   2  u16 reserved (0)
+//	 8   4  u32 entry count N
+//	12      N entries, in the order the logs were closed:
+//	         2  u16 length K of the log directory's base name
+//	         K  the name (e.g. orders-0)
+//	         4  u32 length M of the log's marker
+//	         M  the marker, exactly as the per-log file above
+//	end-4 4  u32 CRC-32/IEEE of every byte before it
+//
+// TakeDirMarkers reads the file once and deletes it, fsyncing the
+// directory at once, so that a crash after the open scans every log; a
+// damaged file is ignored (every log scans and says why). OpenWith takes
+// the log's entry (each entry is used once) when the log directory has
+// no marker of its own, and trusts it exactly as it would trust the
+// per-log file. Directories of the per-log layout open as before.
 //
 // # Recovery
 //

@@ -55,21 +55,7 @@ func CloseAll(logs []*Log) []error {
 		return errs
 	}
 	fsys := logs[0].opts.FS
-	var open []int
-	var sets []vfs.SyncSet
-	for i, l := range logs {
-		if l.closed {
-			continue
-		}
-		set, err := l.prepareClose()
-		if err != nil {
-			errs[i] = err
-			l.finishClose()
-			continue
-		}
-		open = append(open, i)
-		sets = append(sets, set)
-	}
+	open, sets := prepareAll(logs, errs, true)
 	var dirs []vfs.SyncSet
 	var placed []int
 	for k, err := range vfs.SyncAll(fsys, sets) {
@@ -108,7 +94,9 @@ func CloseAll(logs []*Log) []error {
 // their files are written and the marker goes to a temporary file, none of
 // it fsynced; it returns what must be made durable before the marker may
 // be renamed into place.
-func (l *Log) prepareClose() (vfs.SyncSet, error) {
+// With perLog false no marker is written (ShutdownAll keeps it in the
+// directory's file).
+func (l *Log) prepareClose(perLog bool) (vfs.SyncSet, error) {
 	var set vfs.SyncSet
 	for _, s := range l.segs {
 		if s.synced != s.size {
@@ -125,17 +113,39 @@ func (l *Log) prepareClose() (vfs.SyncSet, error) {
 			set.Paths = append(set.Paths, s.indexPath)
 		}
 	}
-	tmp, err := l.writeMarkerFile(l.marker())
-	if err != nil {
-		return set, err
+	if perLog {
+		tmp, err := l.writeMarkerFile(l.marker())
+		if err != nil {
+			return set, err
+		}
+		set.Paths = append(set.Paths, tmp)
 	}
-	set.Paths = append(set.Paths, tmp)
 	if l.needsDirSync() {
 		// New segments, or the consumed marker's deletion, are made
 		// durable with the files, as Flush does.
 		set.Dirs = append(set.Dirs, l.dir)
 	}
 	return set, nil
+}
+
+// prepareAll runs prepareClose on every open log: a log that fails gets
+// its error in errs and is closed. It returns the indexes of the others
+// and what each must make durable.
+func prepareAll(logs []*Log, errs []error, perLog bool) (open []int, sets []vfs.SyncSet) {
+	for i, l := range logs {
+		if l.closed {
+			continue
+		}
+		set, err := l.prepareClose(perLog)
+		if err != nil {
+			errs[i] = err
+			l.finishClose()
+			continue
+		}
+		open = append(open, i)
+		sets = append(sets, set)
+	}
+	return open, sets
 }
 
 // markFlushed records that every byte of every segment and index file is

@@ -74,15 +74,9 @@ func appendMarkerSegments(b []byte, version uint16, m marker) []byte {
 func decodeMarker(b []byte) (marker, error) {
 	be := binary.BigEndian
 	var m marker
-	if len(b) < markerHeaderSize+4 {
-		return m, errors.New("marker is too short")
-	}
-	body, sum := b[:len(b)-4], be.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return m, errors.New("marker CRC mismatch")
-	}
-	if string(body[:4]) != markerMagic {
-		return m, errors.New("marker has a bad magic")
+	body, err := checkedBody(b, "marker", markerMagic, markerHeaderSize)
+	if err != nil {
+		return m, err
 	}
 	v := be.Uint16(body[4:])
 	if v != 1 && v != markerVersion {
@@ -118,6 +112,24 @@ func decodeMarker(b []byte) (marker, error) {
 		})
 	}
 	return m, nil
+}
+
+// checkedBody checks a file of the clean-shutdown formats (what names it
+// in the errors): at least header bytes and a CRC-32 trailer, the CRC
+// matching every byte before it, the magic first; it returns the bytes
+// before the CRC.
+func checkedBody(b []byte, what, magic string, header int) ([]byte, error) {
+	if len(b) < header+4 {
+		return nil, fmt.Errorf("%s is too short", what)
+	}
+	body := b[:len(b)-4]
+	if crc32.ChecksumIEEE(body) != binary.BigEndian.Uint32(b[len(b)-4:]) {
+		return nil, fmt.Errorf("%s CRC mismatch", what)
+	}
+	if string(body[:len(magic)]) != magic {
+		return nil, fmt.Errorf("%s has a bad magic", what)
+	}
+	return body, nil
 }
 
 // markerPath is where the log's clean-shutdown marker lives.

@@ -75,6 +75,14 @@ func plural(n int, one, many string) string {
 // marker. The leader epoch becomes max(leaderEpoch, every stored batch's
 // epoch).
 func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, error) {
+	return OpenWith(dir, opts, leaderEpoch, nil)
+}
+
+// OpenWith is Open with the clean-shutdown markers of the log's parent
+// directory (TakeDirMarkers, written by ShutdownAll): when the log
+// directory has no marker of its own, the log's entry there is its marker.
+// The entry is taken in any case: each is used once. Nil markers: Open.
+func OpenWith(dir string, opts Options, leaderEpoch int32, markers *DirMarkers) (*Log, RecoveryReport, error) {
 	rep := RecoveryReport{Dir: dir}
 	opts, err := opts.normalize()
 	if err != nil {
@@ -96,6 +104,11 @@ func Open(dir string, opts Options, leaderEpoch int32) (*Log, RecoveryReport, er
 	mk, problem, removed, err := consumeMarker(fsys, dir, names)
 	if err != nil {
 		return nil, rep, err
+	}
+	// The parent directory's entry is taken in any case (used once); the
+	// log's own marker, from a Close of this log alone, comes first.
+	if dmk, dproblem := markers.take(dir); mk == nil && problem == "" {
+		mk, problem = dmk, dproblem
 	}
 	rep.MarkerIgnored = problem
 	l := &Log{dir: dir, opts: opts, epoch: leaderEpoch, dirDirty: removed}
