@@ -8,7 +8,7 @@ import (
 	"github.com/minikafka-lab/minikafka/tools/bench"
 )
 
-const benchSynopsis = "bench [produce|fetch|recover|replicate|restart]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--rounds R] [--partitions N] [--format table|metrics]"
+const benchSynopsis = "bench [WORKLOAD]... [--records N] [--batch B] [--value-size S] [--segment-bytes N] [--rounds R] [--partitions N] [--format table|metrics]"
 
 var benchCommand = &Subcommand{
 	Name:     "bench",
@@ -31,7 +31,7 @@ func runBench(env *Env, args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: minikafka %s\n\nworkloads:\n", benchSynopsis)
 		for _, w := range bench.Workloads() {
-			fmt.Fprintf(env.Stderr, "  %-8s %s\n", w.Name, w.Summary)
+			fmt.Fprintf(env.Stderr, "  %-14s %s\n", w.Name, w.Summary)
 		}
 		fmt.Fprintln(env.Stderr, "\nflags:")
 		fs.PrintDefaults()

@@ -140,7 +140,12 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 		}
 	}
 	opt := labs.RunOptions{Rewrite: a.rewrite, Write: writeLab}
-	if labs.RunLabs(env.Stdout, list, newExecutorWith(env, a.settings, sandboxed), opt) > 0 {
+	newExec := newExecutorWith(env, a.settings, sandboxed)
+	if len(list) > 1 {
+		// Many labs: their clusters in memory, one per chapter on disk.
+		opt.ExecutorFor = labs.DiskOncePerChapter(newExec, newMemoryExecutor(env, a.settings, sandboxed))
+	}
+	if labs.RunLabs(env.Stdout, list, newExec, opt) > 0 {
 		status = 1
 	}
 	return status

@@ -77,9 +77,12 @@ func (x *fakeSession) Close() error { return nil }
 // duration of the test.
 func useFakeSessions(t *testing.T) {
 	t.Helper()
-	saved := newExecutor
+	saved, savedMem := newExecutor, newMemoryExecutor
 	newExecutor = func(*Env, bool) labs.NewExecutor {
 		return func() (labs.Executor, error) { return &fakeSession{vars: map[string]string{}}, nil }
 	}
-	t.Cleanup(func() { newExecutor = saved })
+	newMemoryExecutor = func(env *Env, _ map[string]string, sandboxed bool) labs.NewExecutor {
+		return newExecutor(env, sandboxed)
+	}
+	t.Cleanup(func() { newExecutor, newMemoryExecutor = saved, savedMem })
 }

@@ -215,10 +215,23 @@ func SessionExecutorWith(content fs.FS, settings map[string]string) labs.NewExec
 	return newSessionExecutor(content, settings, false)
 }
 
+// SessionExecutorInMemory is SessionExecutor with the sessions' clusters
+// on an in-memory file system (repl.LabExecutorInMemory): the same
+// transcripts, without the disk's writes and fsyncs.
+func SessionExecutorInMemory(content fs.FS) labs.NewExecutor {
+	return repl.LabExecutorInMemory(repl.Options{Content: content})
+}
+
 // newSessionExecutor is SessionExecutorWith, with sandboxed sessions
 // (repl.Options.Sandboxed) for material the program did not bring.
 func newSessionExecutor(content fs.FS, settings map[string]string, sandboxed bool) labs.NewExecutor {
 	return repl.LabExecutor(repl.Options{Content: content, Settings: settings, Sandboxed: sandboxed})
+}
+
+// newMemoryExecutor is newExecutorWith with the clusters in memory, for
+// runs of many labs. Tests replace it.
+var newMemoryExecutor = func(env *Env, settings map[string]string, sandboxed bool) labs.NewExecutor {
+	return repl.LabExecutorInMemory(repl.Options{Content: env.Content, Settings: settings, Sandboxed: sandboxed})
 }
 
 // progressOrMemory is the learner's progress file, or progress kept in

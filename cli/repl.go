@@ -19,12 +19,13 @@ var replCommand = &Subcommand{
 
 // replFlags are the parsed options of `minikafka repl`.
 type replFlags struct {
-	data      string
-	brokers   string
-	settings  map[string]string
-	format    string
-	color     string
-	keepGoing bool
+	data       string
+	brokers    string
+	settings   map[string]string
+	format     string
+	color      string
+	keepGoing  bool
+	historyMax int
 }
 
 func parseReplFlags(args []string, stderr io.Writer) (*replFlags, error) {
@@ -44,6 +45,7 @@ func parseReplFlags(args []string, stderr io.Writer) (*replFlags, error) {
 	fs.StringVar(&f.format, "format", "text", "output `mode`: text or json")
 	fs.StringVar(&f.color, "color", "auto", "colour: auto, always or never (a non-empty NO_COLOR always turns it off)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "in a script, run the remaining commands after a failure")
+	fs.IntVar(&f.historyMax, "history-max", 0, "commands the history keeps for history, undo and fork (0: 10000, -1: all)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -137,13 +139,14 @@ func sessionOptions(env *Env, f *replFlags) (repl.Options, error) {
 		return repl.Options{}, fmt.Errorf("--brokers: %v", err)
 	}
 	opts := repl.Options{
-		Format:   format,
-		Color:    repl.UseColor(mode, env.StdinIsTerminal && env.StdoutIsTerminal, env.Getenv),
-		Brokers:  brokers,
-		Settings: f.settings,
-		DataDir:  f.data,
-		Content:  env.Content,
-		Lang:     language(env, &materialArgs{}),
+		Format:     format,
+		Color:      repl.UseColor(mode, env.StdinIsTerminal && env.StdoutIsTerminal, env.Getenv),
+		Brokers:    brokers,
+		Settings:   f.settings,
+		DataDir:    f.data,
+		Content:    env.Content,
+		Lang:       language(env, &materialArgs{}),
+		HistoryMax: f.historyMax,
 	}
 	courseOptions(env, &opts)
 	return opts, nil

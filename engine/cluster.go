@@ -110,6 +110,11 @@ type Cluster struct {
 	attached  []string
 	attachIDs []int64
 	attachSeq int64
+
+	// readBuf is what consumer fetches read leader batches into
+	// (consumerFetch): the frames live only for one fetch, whose records
+	// are copied out. Never copied by a snapshot.
+	readBuf storage.ReadBuffer
 }
 
 // ReplicaRecovery is one replica's recovery at open or restart.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -473,9 +474,24 @@ func (con *Consumer) String() string {
 	return fmt.Sprintf("%s (group %s, %s) assigned [%s]", con.memberID, con.groupID, con.iso, strings.Join(parts, ", "))
 }
 
-// consumerReadChunk is the byte budget of each leader read of a consumer
+// consumerReadChunk caps the byte budget of each leader read of a consumer
 // fetch.
 const consumerReadChunk = 1 << 20
+
+// consumerBytesPerRecord sizes a consumer fetch's first leader read by the
+// records asked for: budget records of this many bytes each (a batch's
+// header shared among its records, small values). Each further read of
+// the same fetch (the first one was all markers, hidden batches or larger
+// records) asks for twice as much, up to consumerReadChunk, so a fetch of
+// a few records never reads a megabyte and a fetch that needs more gets
+// there in a few reads.
+const consumerBytesPerRecord = 128
+
+// consumerReadBytes is the byte budget of a consumer fetch's first leader
+// read for budget records.
+func consumerReadBytes(budget int) int {
+	return min(max(budget, 1)*consumerBytesPerRecord, consumerReadChunk)
+}
 
 // consumerFetch is the consumer's read (§11.1 with decision 19), and
 // Fetch's for read_committed: records of tp from offset, at most budget,
@@ -504,10 +520,15 @@ func (c *Cluster) consumerFetch(tp TopicPartition, offset int64, budget int, iso
 	if iso == ReadCommitted {
 		end = c.lso(tp, end)
 	}
-	out := []StoredRecord{} // an empty read is an empty list (Fetch returns it)
+	// An empty read is an empty list (Fetch returns it); each record has
+	// its own offset, so end-offset bounds the count.
+	out := make([]StoredRecord, 0, max(0, min(int64(budget), end-offset, 1<<16)))
 	next := offset
-	for next < end && budget > 0 {
-		batches, err := l.ReadBatches(next, consumerReadChunk, end)
+	// Once the budget is used up, the reads go on only to step over the
+	// markers and hidden batches before the next data batch, whatever the
+	// size of the read that returned the last record.
+	for chunk := consumerReadBytes(budget); next < end && (budget > 0 || len(out) > 0); chunk = min(2*chunk, consumerReadChunk) {
+		batches, err := l.ReadBatchesInto(&c.readBuf, next, chunk, end)
 		if err != nil {
 			return out, next, err
 		}
@@ -522,7 +543,9 @@ func (c *Cluster) consumerFetch(tp TopicPartition, offset int64, budget int, iso
 			if budget == 0 {
 				return out, next, nil // stop at the next data batch
 			}
-			batch, err := record.DecodeLimit(b.Frame, l.Options().MaxBatchBytes)
+			// The records alias their frame, which the next read
+			// overwrites: decode a copy of it.
+			batch, err := record.DecodeLimit(bytes.Clone(b.Frame), l.Options().MaxBatchBytes)
 			if err != nil {
 				return out, next, err
 			}

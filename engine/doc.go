@@ -7,6 +7,7 @@
 //	<data>/producer-identities.json    idempotent producer ids and epochs (§8.5.1)
 //	<data>/offsets.json                committed offsets per group (§11.6, engine/group)
 //	<data>/groups.json                 group generations, members, assignments (decision 26, engine/group)
+//	<data>/groups.log                  membership changes since groups.json, one line each (engine/group)
 //	<data>/transactions.journal        one CRC-framed line per transaction state change (§12.2, engine/txn)
 //	<data>/broker-<id>/<topic>-<p>/    one partition log per replica (engine/storage)
 //

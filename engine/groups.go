@@ -116,7 +116,8 @@ func (c *Cluster) topicPartitionCounts() map[string]int32 { return maps.Clone(c.
 
 // closeCoordination is Close's step for groups and transactions: every open
 // consumer closes (subscribed ones leave their group), the offset store is
-// flushed (offsets.json is always written) and the journal is closed.
+// flushed (offsets.json is always written), the groups log is folded into
+// groups.json and the journal is closed.
 func (c *Cluster) closeCoordination() error {
 	if c.coord == nil {
 		return nil
@@ -127,7 +128,7 @@ func (c *Cluster) closeCoordination() error {
 			errs = append(errs, con.close())
 		}
 	}
-	errs = append(errs, c.coord.offsets.Flush(), c.coord.txns.m.Close())
+	errs = append(errs, c.coord.offsets.Flush(), c.coord.groups.Close(), c.coord.txns.m.Close())
 	return errors.Join(errs...)
 }
 
@@ -146,12 +147,13 @@ func (c *Cluster) crashCoordination() error {
 	return c.coord.txns.m.Close()
 }
 
-// flushCoordination is the flush cycle's step: the offset store is written.
+// flushCoordination is the flush cycle's step: the offset store is
+// written and the groups log synced.
 func (c *Cluster) flushCoordination() error {
 	if c.coord == nil {
 		return nil
 	}
-	return c.coord.offsets.Flush()
+	return errors.Join(c.coord.offsets.Flush(), c.coord.groups.Flush())
 }
 
 // expireGroupMembers is Advance's session-expiry step: members whose session

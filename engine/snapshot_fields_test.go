@@ -41,7 +41,7 @@ var cloneFields = map[string]struct {
 }{
 	"engine.Cluster": {fields: []string{"cfg", "clock", "settings", "psettings", "env", "events", "ids", "state", "terminal=shared", "failNext=shared",
 		"topics", "sets", "brokers", "uncleanCheckDueMs", "identities", "producers", "partitioner", "keyless", "txns", "coord",
-		"diskFailures", "unlock=skip", "derived=fresh", "openedIndexes=fresh", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh"}},
+		"diskFailures", "unlock=skip", "derived=fresh", "openedIndexes=fresh", "attached=fresh", "attachIDs=fresh", "attachSeq=fresh", "readBuf=skip"}},
 	"engine.Config":         {byValue: true, fields: []string{"BrokerIDs=shared", "FS=skip"}},
 	"engine.Rules":          {byValue: true},
 	"engine.brokerInfo":     {byValue: true},
@@ -75,22 +75,22 @@ var cloneFields = map[string]struct {
 	"storage.segment":                  {byValue: true, fields: []string{"fsys=skip", "index", "f=skip"}},
 	"storage.offsetIndex":              {fields: []string{"base", "entries=shared"}},
 	"producer.Producer": {fields: []string{"opts", "identity", "env", "part", "acc", "nextSeq", "inflight", "sent", "last=shared", "recent=shared",
-		"pending", "closed", "awaiting", "batches"}},
+		"pending", "closed", "awaiting", "batches", "slab=fresh", "spare=fresh", "flushes", "frozen", "spareFutures=fresh", "deltas=fresh"}},
 	"producer.Options":       {byValue: true},
 	"producer.Identity":      {byValue: true},
 	"producer.Settings":      {byValue: true},
 	"producer.Env":           {fields: []string{"Cluster", "Clock", "IDs", "Events", "Settings", "Dispatch", "Number"}},
 	"producer.Partitioner":   {fields: []string{"settings", "sticky", "kafka", "rng", "Available=skip"}},
 	"producer.stickyState":   {byValue: true},
-	"producer.Accumulator":   {fields: []string{"batchSize", "lingerMs", "maxBuffer", "queues", "total"}},
-	"producer.queue":         {fields: []string{"entries", "bytes", "firstEnqueue"}},
-	"producer.Entry":         {fields: []string{"Record=shared", "Future", "Size"}},
+	"producer.Accumulator":   {fields: []string{"batchSize", "lingerMs", "maxBuffer", "queues", "total", "last=fresh"}},
+	"producer.queue":         {fields: []string{"records=shared", "futures", "fb", "bytes", "firstEnqueue"}},
 	"producer.inflight":      {fields: []string{"batch=shared", "ack"}},
 	"producer.awaiting":      {fields: []string{"s=shared", "futs", "ack"}},
-	"producer.Future":        {fields: []string{"Promise", "TP", "Producer"}},
+	"producer.Future":        {fields: []string{"id", "ts", "b", "index", "state"}},
+	"producer.futureBatch":   {fields: []string{"tp", "producer", "baseOffset", "offsetsKnown", "err=shared"}},
 	"producer.IdentityStore": {fields: []string{"fsys=skip", "dir", "ids=shared"}},
 	"group.OffsetStore":      {fields: []string{"fsys=skip", "path", "groups=shared"}},
-	"group.Coordinator":      {fields: []string{"clk", "topics=skip", "sessionTimeoutMs=skip", "offsets", "fsys=skip", "path", "groups"}},
+	"group.Coordinator":      {fields: []string{"clk", "topics=skip", "sessionTimeoutMs=skip", "offsets", "fsys=skip", "path", "groups", "logBytes", "snapBytes", "logDirty", "needCompact"}},
 	"group.groupState":       {fields: []string{"generation", "state", "members", "assignment=shared", "clientAssigned"}},
 	"group.member":           {fields: []string{"subscriptions=shared", "deadlineMs"}},
 	"txn.Manager":            {fields: []string{"journal", "offsets", "txns=shared", "finished"}},
@@ -463,10 +463,15 @@ func richCluster(t *testing.T, rules string) *Cluster {
 // alwaysZero are the registered fields a cluster between two calls always
 // has at their zero value, so no scenario can show them copied.
 var alwaysZero = []string{
-	"engine.Cluster.state",        // Running; Closing exists only inside Close
-	"engine.txnLayer.opening",     // only while Open runs recovery
-	"replication.Promise.state",   // a copy copies pending promises only; settled ones are shared
-	"engine.Cluster.diskFailures", // queued within a step only, applied before it returns
+	"engine.Cluster.state",            // Running; Closing exists only inside Close
+	"engine.txnLayer.opening",         // only while Open runs recovery
+	"replication.Promise.state",       // a copy copies pending promises only; settled ones are shared
+	"engine.Cluster.diskFailures",     // queued within a step only, applied before it returns
+	"group.Coordinator.needCompact",   // only after a groups log write failed or was torn
+	"producer.Future.state",           // a copy copies pending futures only; settled ones are shared
+	"producer.futureBatch.baseOffset", // set when the batch settles: pending futures' batches have none
+	"producer.futureBatch.offsetsKnown",
+	"producer.futureBatch.err",
 }
 
 // TestSnapshotCopiesEveryField compares a rich cluster (richCluster) with

@@ -14,7 +14,8 @@ import (
 )
 
 // TestContent runs the real teaching material of the repository (the
-// labs/NN-slug/ directories and chapters/ at the root) on REPL sessions:
+// labs/NN-slug/ directories and chapters/ at the root) on REPL sessions
+// (their clusters in memory, one lab per chapter on disk):
 // every lab twice with identical transcripts, every exercise's reference
 // solution and empty attempt, every chapter's transcripts (translations
 // included), and every translation's presence and agreement with the
@@ -22,10 +23,12 @@ import (
 func TestContent(t *testing.T) {
 	t.Parallel()
 	fsys := os.DirFS("..")
-	newExec := cli.SessionExecutor(fsys)
-	t.Run("labs", func(t *testing.T) { labs.RunAll(t, fsys, newExec) })
-	t.Run("exercises", func(t *testing.T) { labs.VerifyExercises(t, fsys, newExec) })
-	t.Run("chapters", func(t *testing.T) { labs.CheckChapters(t, fsys, newExec) })
+	// Clusters in memory, but the first lab of every chapter (and every
+	// lab that damages files) on disk.
+	disk, mem := cli.SessionExecutor(fsys), cli.SessionExecutorInMemory(fsys)
+	t.Run("labs", func(t *testing.T) { labs.RunAllWith(t, fsys, labs.DiskOncePerChapter(disk, mem)) })
+	t.Run("exercises", func(t *testing.T) { labs.VerifyExercises(t, fsys, mem) })
+	t.Run("chapters", func(t *testing.T) { labs.CheckChapters(t, fsys, mem) })
 	t.Run("translations", func(t *testing.T) { labs.CheckTranslations(t, fsys) })
 }
 

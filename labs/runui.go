@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -36,6 +37,35 @@ type RunOptions struct {
 	Rewrite bool
 	// Write stores a lab's new source (required with Rewrite).
 	Write func(l *Lab, src []byte) error
+	// ExecutorFor, when set, picks the executor of each lab (see
+	// DiskOncePerChapter); a nil answer is RunLabs' newExec.
+	ExecutorFor func(l *Lab) NewExecutor
+}
+
+// DiskOncePerChapter picks disk for the first lab of each chapter it is
+// asked about, and for every lab that damages files (a corrupt command:
+// what it shows is the bytes on disk), and memory for the others: a run of
+// many labs keeps most of its clusters in memory, and the disk path is
+// still exercised in every chapter.
+func DiskOncePerChapter(disk, memory NewExecutor) func(l *Lab) NewExecutor {
+	seen := map[int]bool{}
+	return func(l *Lab) NewExecutor {
+		if seen[l.Chapter] && !l.corrupts() {
+			return memory
+		}
+		seen[l.Chapter] = true
+		return disk
+	}
+}
+
+// corrupts reports whether the lab runs a corrupt command.
+func (l *Lab) corrupts() bool {
+	for _, b := range l.Blocks {
+		if b.Command == "corrupt" || strings.HasPrefix(b.Command, "corrupt ") {
+			return true
+		}
+	}
+	return false
 }
 
 // RunLabs replays each lab on a fresh executor and prints one line per lab:
@@ -47,7 +77,13 @@ type RunOptions struct {
 func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int {
 	failed, rewritten := 0, 0
 	for _, l := range list {
-		r := Run(l, newExec)
+		x := newExec
+		if opt.ExecutorFor != nil {
+			if e := opt.ExecutorFor(l); e != nil {
+				x = e
+			}
+		}
+		r := Run(l, x)
 		steps := plural(l.Steps(), "step")
 		switch {
 		case r.OK():

@@ -18,9 +18,17 @@ import (
 //	func TestLabs(t *testing.T) { labs.RunAll(t, content, newSession) }
 func RunAll(t *testing.T, fsys fs.FS, newExec NewExecutor) {
 	t.Helper()
+	RunAllWith(t, fsys, func(*Lab) NewExecutor { return newExec })
+}
+
+// RunAllWith is RunAll with each lab's executor chosen by pick (see
+// DiskOncePerChapter).
+func RunAllWith(t *testing.T, fsys fs.FS, pick func(l *Lab) NewExecutor) {
+	t.Helper()
 	cat := mustLoad(t, fsys)
 	start := time.Now()
 	for _, l := range cat.Labs {
+		newExec := pick(l)
 		t.Run(l.ID+"-"+l.Slug, func(t *testing.T) {
 			if err := CheckLab(l, newExec); err != nil {
 				t.Error(err)

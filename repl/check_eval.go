@@ -256,16 +256,7 @@ func (s *Session) producerQuantity(sp *checkSpec) (quantity, error) {
 		}
 		return intQ(int64(d.Epoch)), nil
 	}
-	n := int64(0)
-	for _, f := range np.futures {
-		switch st := f.State(); {
-		case sp.q.name == "acked" && st == engine.Done && f.Value().OffsetKnown,
-			sp.q.name == "failed" && st == engine.Failed,
-			sp.q.name == "pending" && st == engine.Pending:
-			n++
-		}
-	}
-	return intQ(n), nil
+	return intQ(np.count(sp.q.name)), nil
 }
 
 // groupQuantity reads a group's state, generation, members, or the owner,

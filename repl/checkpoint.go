@@ -56,6 +56,9 @@ type keptProducer struct {
 	name    string
 	index   int // in Cluster.Producers
 	futures []keptFuture
+	// acked and failed are the producer's counts of released futures
+	// (namedProducer.track).
+	acked, failed int64
 }
 
 // keptFuture is a future a named producer holds: a settled one never
@@ -104,7 +107,7 @@ func (s *Session) takeCheckpoint(at int) (checkpoint, error) {
 		if i < 0 {
 			return checkpoint{}, kerr.State("producer %s is not the cluster's", np.name)
 		}
-		kp := keptProducer{name: np.name, index: i}
+		kp := keptProducer{name: np.name, index: i, acked: np.acked, failed: np.failed}
 		for _, f := range np.futures {
 			if f.Settled() {
 				kp.futures = append(kp.futures, keptFuture{settled: f})
@@ -151,7 +154,7 @@ func (cp *checkpoint) restore(s *Session) (*world, error) {
 	w.clock = clk
 	ps, cs := c.Producers(), c.Consumers()
 	for _, kp := range cp.producers {
-		np := &namedProducer{name: kp.name, p: ps[kp.index]}
+		np := &namedProducer{name: kp.name, p: ps[kp.index], acked: kp.acked, failed: kp.failed, kept: len(kp.futures)}
 		for _, kf := range kp.futures {
 			f := kf.settled
 			if f == nil {

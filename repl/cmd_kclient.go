@@ -404,7 +404,7 @@ func fetchRange(ctx context.Context, cl *kgo.Client, leader int32, topicName str
 		}
 		fp, after := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
 			Offset: next, IsolationLevel: iso, Topic: topicName, Partition: p,
-		}, part, decompressor, nil)
+		}, part, decompressor(), nil)
 		if fp.Err != nil {
 			return out, next, fp.Err
 		}
@@ -422,7 +422,9 @@ func fetchRange(ctx context.Context, cl *kgo.Client, leader int32, topicName str
 	return out, next, nil
 }
 
-var decompressor = kgo.DefaultDecompressor()
+// decompressor is franz-go's decompressor, built at the first fetch
+// rather than when the program starts (minikafka version pays nothing).
+var decompressor = sync.OnceValue(func() kgo.Decompressor { return kgo.DefaultDecompressor() })
 
 // kafkaErr names a Kafka error code.
 func kafkaErr(code int16) error {

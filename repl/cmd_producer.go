@@ -108,12 +108,63 @@ under rules=kafka), and an older retry is OUT_OF_ORDER_SEQUENCE either way.`,
 }
 
 // namedProducer is a producer the learner created: its REPL name, the
-// engine's producer (named by its identity), and the futures of every
-// record it sent or retried, which check producer P acked counts.
+// engine's producer (named by its identity), and what check producer P
+// acked, failed and pending count of the records it sent or retried: the
+// futures not settled when last looked at, and counts of the ones that
+// settled (released, so that a long session does not keep every future).
 type namedProducer struct {
 	name    string
 	p       *engine.Producer
 	futures []*engine.Future
+	// acked counts the released futures done with a known offset, failed
+	// the failed ones (a cancelled future, or one done under acks=0,
+	// counts as neither); kept is len(futures) after the last release.
+	acked, failed int64
+	kept          int
+}
+
+// track adds the futures of records just sent or retried. Now and then
+// (when the list has doubled since) it releases the settled ones into the
+// counts: a future's state never changes once settled.
+func (np *namedProducer) track(fs ...*engine.Future) {
+	np.futures = append(np.futures, fs...)
+	if len(np.futures) < 2*np.kept+64 {
+		return
+	}
+	keep := np.futures[:0]
+	for _, f := range np.futures {
+		switch st := f.State(); {
+		case st == engine.Pending:
+			keep = append(keep, f)
+		case st == engine.Done && f.Value().OffsetKnown:
+			np.acked++
+		case st == engine.Failed:
+			np.failed++
+		}
+	}
+	clear(np.futures[len(keep):])
+	np.futures, np.kept = keep, len(keep)
+}
+
+// count is check producer P acked, failed or pending: the released
+// futures' count and the kept futures in that state.
+func (np *namedProducer) count(what string) int64 {
+	n := int64(0)
+	switch what {
+	case "acked":
+		n = np.acked
+	case "failed":
+		n = np.failed
+	}
+	for _, f := range np.futures {
+		switch st := f.State(); {
+		case what == "acked" && st == engine.Done && f.Value().OffsetKnown,
+			what == "failed" && st == engine.Failed,
+			what == "pending" && st == engine.Pending:
+			n++
+		}
+	}
+	return n
 }
 
 // producerEntry finds the newest producer created under name.
@@ -262,15 +313,15 @@ func runProducerSend(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	np.futures = append(np.futures, f)
+	np.track(f)
 	if err := failure([]*engine.Future{f}); err != nil {
 		return err
 	}
 	d := p.Describe()
-	res := sent{Producer: np.name, FutureID: f.ID(), Topic: f.TP.Topic, Partition: f.TP.Partition,
+	res := sent{Producer: np.name, FutureID: f.ID(), Topic: f.TP().Topic, Partition: f.TP().Partition,
 		State: f.State().String(), Pending: f.State() == engine.Pending, BatchSize: d.BatchSize, LingerMs: d.LingerMs, FirstEnqueueMs: -1}
 	for _, b := range d.Buffered {
-		if b.TP == f.TP {
+		if b.TP == f.TP() {
 			res.BufferedRecords, res.BufferedBytes, res.FirstEnqueueMs = b.Records, b.Bytes, b.FirstEnqueueMs
 		}
 	}

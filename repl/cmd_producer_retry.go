@@ -92,7 +92,7 @@ func runProducerRetry(s *Session, w io.Writer, a *Args) error {
 	if err != nil {
 		return err
 	}
-	np.futures = append(np.futures, futs...)
+	np.track(futs...)
 	if err := failure(futs); err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func runProducerRetry(s *Session, w io.Writer, a *Args) error {
 	}
 	// The resent batch's acknowledgement: its id is in the producer's
 	// batch_flushed event; a pending one still knows where the batch is.
-	for _, e := range s.peekEvents() {
+	for _, e := range s.collectEvents() {
 		if bf, ok := e.(engine.BatchFlushed); ok && bf.Retry && bf.AckID != 0 {
 			res.AckID = bf.AckID
 		}

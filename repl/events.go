@@ -55,19 +55,28 @@ func (s *Session) takeEvents() []event {
 
 // eventCount is the number of events not printed yet, counting the ones
 // dropped from the backlog: the difference of two counts is what happened
-// in between.
+// in between. It keeps every event: they belong to the command running,
+// which prints them all (a replicate round of thousands of events shows
+// its whole report).
 func (s *Session) eventCount() int {
-	s.peekEvents()
+	s.collectEvents()
 	return len(s.backlog) + s.backlogDropped
 }
 
-// peekEvents moves the cluster's pending events to the backlog and returns
-// the backlog: what happened since the last command's events were taken,
-// still to be printed at the end of this one.
-func (s *Session) peekEvents() []engine.Event {
+// collectEvents moves the cluster's pending events to the backlog, all of
+// them, and returns the backlog: what the running command caused so far.
+func (s *Session) collectEvents() []engine.Event {
 	if s.cluster != nil {
 		s.backlog = append(s.backlog, s.cluster.TakeEvents()...)
 	}
+	return s.backlog
+}
+
+// peekEvents is collectEvents for what happens while nobody types (the
+// requests this session serves): the backlog keeps the newest maxBacklog
+// events, and the next command says how many earlier ones it dropped.
+func (s *Session) peekEvents() []engine.Event {
+	s.collectEvents()
 	if n := len(s.backlog) - maxBacklog; n > 0 {
 		s.backlog = append(s.backlog[:0], s.backlog[n:]...)
 		s.backlogDropped += n

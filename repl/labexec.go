@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/minikafka-lab/minikafka/engine/vfs"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -15,9 +16,24 @@ import (
 // invalid (FILE:LINE) rather than compared as output. It also tells step
 // mode whether a command changed state, and completes live names.
 func LabExecutor(opts Options) labs.NewExecutor {
+	return labExecutor(opts, false)
+}
+
+// LabExecutorInMemory is LabExecutor with every session's clusters on a
+// fresh in-memory file system (vfs.Mem) instead of the disk: the same
+// transcripts without a file written or synced, for runs of many labs.
+func LabExecutorInMemory(opts Options) labs.NewExecutor {
+	return labExecutor(opts, true)
+}
+
+func labExecutor(opts Options, inMemory bool) labs.NewExecutor {
 	opts.Format, opts.Color, opts.Width, opts.DataDir = FormatText, false, nil, ""
 	return func() (labs.Executor, error) {
-		s, err := openSession(opts)
+		o := opts
+		if inMemory {
+			o.FS = vfs.NewMem()
+		}
+		s, err := openSession(o)
 		if err != nil {
 			return nil, err
 		}

@@ -100,6 +100,13 @@ func (s *Session) replayStart(what string, steps []step) (int, error) {
 		if st.ok && st.effect == EffectOutside {
 			return 0, outsideError(what, st.line)
 		}
+		if st.dropped > 0 {
+			return 0, &hintedError{
+				err: kerr.New(kerr.IllegalState, "%s cannot go back past the %s the history no longer keeps (it keeps the last %d)",
+					what, plural(st.dropped, "earlier command", "earlier commands"), s.historyMax()),
+				hint: "`repl --history-max N` keeps more (0 for the default, -1 for all); `cluster open` starts a fresh history",
+			}
+		}
 	}
 	if (from == 0 && (len(steps) == 0 || !steps[0].reset)) && s.opts.DataDir != "" {
 		return 0, outsideError(what, "repl --data "+s.opts.DataDir)

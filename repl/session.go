@@ -54,6 +54,10 @@ type Options struct {
 	// Startup are commands RunInteractive and RunScript run first, shown
 	// as if typed (minikafka exercise try ID starts with exercise try ID).
 	Startup []string
+	// HistoryMax caps the commands the history keeps (what undo, fork and
+	// history reach back to; the oldest are dropped): 0 is
+	// DefaultHistoryMax, a negative value keeps every command.
+	HistoryMax int
 }
 
 // Session is one learner's REPL session: it owns one cluster and executes

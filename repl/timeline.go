@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -27,6 +28,10 @@ type step struct {
 	// events are the cluster events the command caused, for the checks
 	// that count them (isr-shrinks, truncations, ...).
 	events []eventKey
+	// dropped is set on the first step of a branch whose older steps the
+	// history cap dropped (trimHistory): that step is no command, only
+	// the mark, and dropped is how many commands history no longer lists.
+	dropped int
 }
 
 // eventKey is what the history checks need of an engine event.
@@ -128,6 +133,58 @@ func (s *Session) note(text string, cmd *Command, a *Args, err error, out string
 	if s.tl.rec != nil {
 		s.tl.rec.add(s, eff, ok, text, out, len(s.tl.cur.steps))
 	}
+	s.trimHistory()
+}
+
+// DefaultHistoryMax is the number of commands a session's history keeps
+// by default (Options.HistoryMax).
+const DefaultHistoryMax = 10000
+
+// historyMax is the session's cap on the steps of a branch; 0 is none.
+func (s *Session) historyMax() int {
+	switch m := s.opts.HistoryMax; {
+	case m < 0:
+		return 0
+	case m == 0:
+		return DefaultHistoryMax
+	default:
+		return m
+	}
+}
+
+// trimHistory keeps the current branch at most historyMax steps long, so
+// that a long session's memory stays bounded: once the branch is an eighth
+// over the cap, its oldest steps are dropped and replaced by a mark saying
+// how many commands went. What the dropped steps did stays in the cluster;
+// undo and fork cannot go back past the mark (replayStart), history lists
+// the kept commands under their original numbers, and the history checks
+// count the kept ones. Nothing is dropped while recording.
+func (s *Session) trimHistory() {
+	b, max := s.tl.cur, s.historyMax()
+	if max == 0 || s.tl.rec != nil || len(b.steps) <= max+max/8 {
+		return
+	}
+	cut := len(b.steps) - max + 1 // the kept steps and the mark make max
+	dropped := 0
+	for _, st := range b.steps[:cut] {
+		if st.dropped > 0 {
+			dropped += st.dropped
+		} else if st.ok {
+			dropped++
+		}
+	}
+	kept := make([]step, 0, max+max/8+1)
+	kept = append(kept, step{dropped: dropped})
+	kept = append(kept, b.steps[cut:]...)
+	b.steps = kept
+	b.forks = slices.DeleteFunc(b.forks, func(f forkPoint) bool { return f.at < cut })
+	for i := range b.forks {
+		b.forks[i].at -= cut - 1
+	}
+	b.checkpoints = slices.DeleteFunc(b.checkpoints, func(cp checkpoint) bool { return cp.at < cut })
+	for i := range b.checkpoints {
+		b.checkpoints[i].at -= cut - 1
+	}
 }
 
 // narrate keeps a comment typed while recording as narration.
@@ -192,10 +249,14 @@ func (s *Session) countEvents(kind, tp string, b int32) int64 {
 // historyResult lists the session's command lines, with the points where
 // the current branch was forked.
 type historyResult struct {
-	History []string       `json:"history"`
-	Branch  string         `json:"branch"`
+	History []string `json:"history"`
+	Branch  string   `json:"branch"`
+	// Dropped is how many earlier commands the history cap dropped
+	// (history.max): History starts with command Dropped+1.
+	Dropped int            `json:"dropped,omitempty"`
 	Forks   []historyFork  `json:"forks,omitempty"`
 	entries []historyEntry // for text
+	max     int            // the cap, for text
 }
 
 type historyFork struct {
@@ -212,6 +273,10 @@ type historyEntry struct {
 func (h historyResult) writeText(w io.Writer, _ *style) error {
 	if len(h.History) == 0 {
 		fmt.Fprintln(w, "(no commands yet)")
+	}
+	if h.Dropped > 0 {
+		fmt.Fprintf(w, "      (%s not kept: the history keeps the last %d; repl --history-max N changes it)\n",
+			plural(h.Dropped, "earlier command", "earlier commands"), h.max)
 	}
 	for _, e := range h.entries {
 		if e.n == 0 {
@@ -239,11 +304,14 @@ func (s *Session) newHistory() historyResult {
 	}
 	for i, st := range b.steps {
 		forkAt(i)
+		if st.dropped > 0 {
+			h.Dropped, h.max = st.dropped, s.historyMax()
+		}
 		if !st.ok {
 			continue
 		}
 		h.History = append(h.History, st.line)
-		h.entries = append(h.entries, historyEntry{n: len(h.History), text: st.line})
+		h.entries = append(h.entries, historyEntry{n: h.Dropped + len(h.History), text: st.line})
 	}
 	forkAt(len(b.steps))
 	return h

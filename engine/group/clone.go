@@ -13,7 +13,8 @@ import (
 // copy's functions, never the original's), and its offset store.
 func (c *Coordinator) Clone(fsys vfs.FS, path string, clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) *Coordinator {
 	out := &Coordinator{clk: clk, topics: topics, sessionTimeoutMs: sessionTimeoutMs, offsets: offsets,
-		fsys: fsys, path: path, groups: make(map[string]*groupState, len(c.groups))}
+		fsys: fsys, path: path, groups: make(map[string]*groupState, len(c.groups)),
+		logBytes: c.logBytes, snapBytes: c.snapBytes, logDirty: c.logDirty, needCompact: c.needCompact}
 	if c.path == "" {
 		out.fsys, out.path = nil, ""
 	}

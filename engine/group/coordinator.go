@@ -109,6 +109,12 @@ type Coordinator struct {
 	fsys             vfs.FS
 	path             string // groups file; "" keeps membership in memory only
 	groups           map[string]*groupState
+	// logBytes is the size of the groups log (groups_log.go), snapBytes
+	// that of groups.json when it was last written; logDirty says the log
+	// was appended to since the last Flush; needCompact that the next
+	// change must rewrite groups.json (the log may end in a torn line).
+	logBytes, snapBytes   int64
+	logDirty, needCompact bool
 }
 
 // NewCoordinator returns an in-memory coordinator with no groups.
@@ -120,14 +126,21 @@ func NewCoordinator(clk clock.Clock, topics Topics, sessionTimeoutMs func() int6
 
 // OpenCoordinator is NewCoordinator with membership persisted in path
 // (groups.json) on fsys: the file is loaded (missing means no groups; anything
-// malformed is STORAGE_ERROR "invalid group file {path}") and rewritten
-// atomically on every join, leave and expiry. Loaded members get the
-// deadline now + session.timeout.ms.
+// malformed is STORAGE_ERROR "invalid group file {path}"), then the groups
+// log next to it (groups.log) is replayed; every join, leave and expiry
+// appends to that log, which is folded into groups.json as it grows and at
+// Close (groups_log.go). Loaded members get the deadline now +
+// session.timeout.ms.
 func OpenCoordinator(fsys vfs.FS, path string, clk clock.Clock, topics Topics, sessionTimeoutMs func() int64, offsets *OffsetStore) (*Coordinator, error) {
 	c := NewCoordinator(clk, topics, sessionTimeoutMs, offsets)
 	c.fsys, c.path = fsys, path
-	groups, err := loadGroups(fsys, path, clock.AddMs(clk.NowMs(), sessionTimeoutMs()))
+	deadline := clock.AddMs(clk.NowMs(), sessionTimeoutMs())
+	groups, err := loadGroups(fsys, path, deadline)
 	if err != nil {
+		return nil, err
+	}
+	c.snapBytes = int64(len(encodeGroups(groups)))
+	if c.logBytes, c.needCompact, err = replayLog(fsys, logPath(path), groups, deadline); err != nil {
 		return nil, err
 	}
 	c.groups = groups
@@ -167,20 +180,40 @@ func (c *Coordinator) Join(group, memberID string, subscriptions []string) (Join
 	if len(unknown) > 0 {
 		return JoinResult{}, kerr.Argument("unknown subscribed topics: [%s]", strings.Join(unknown, ", "))
 	}
-	next := &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
-	if g := c.groups[group]; g != nil {
-		if g.clientAssigned && len(g.members) > 0 {
-			return JoinResult{}, kerr.State("group %s has Kafka clients (classic protocol); MiniKafka consumers cannot join it", group)
-		}
-		next = g.clone()
-		next.clientAssigned = false
+	g := c.groups[group]
+	if g == nil {
+		g = &groupState{members: map[string]*member{}, assignment: map[string][]topic.Partition{}}
+	} else if g.clientAssigned && len(g.members) > 0 {
+		return JoinResult{}, kerr.State("group %s has Kafka clients (classic protocol); MiniKafka consumers cannot join it", group)
 	}
-	next.members[memberID] = &member{subscriptions: subs, deadlineMs: clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())}
-	c.rebalance(next)
-	if err := c.store(group, next); err != nil {
+	// The group changes in place (copying it would make every join cost
+	// the group's size); undo puts it back if the change cannot be written.
+	undo := g.change(memberID)
+	g.clientAssigned = false
+	g.members[memberID] = &member{subscriptions: subs, deadlineMs: clock.AddMs(c.clk.NowMs(), c.sessionTimeoutMs())}
+	counts := subscribedCounts(g, known)
+	rebalanceWith(g, counts)
+	if err := c.logChange(group, g, "join", []string{memberID}, subs, counts); err != nil {
+		undo()
 		return JoinResult{}, err
 	}
 	return c.Assignment(group, memberID)
+}
+
+// change prepares an in-place change of g that replaces or removes member
+// id: the returned undo puts back g's generation, state, assignment and
+// kind, and that member as it was.
+func (g *groupState) change(id string) (undo func()) {
+	saved := *g
+	prev, had := g.members[id]
+	return func() {
+		if had {
+			g.members[id] = prev
+		} else {
+			delete(g.members, id)
+		}
+		*g = saved
+	}
 }
 
 // Leave removes member from group and rebalances. An unknown group or member
@@ -192,10 +225,12 @@ func (c *Coordinator) Leave(group, memberID string) (bool, error) {
 	if g == nil || g.members[memberID] == nil {
 		return false, nil
 	}
-	next := g.clone()
-	delete(next.members, memberID)
-	c.rebalance(next)
-	if err := c.store(group, next); err != nil {
+	undo := g.change(memberID)
+	delete(g.members, memberID)
+	counts := subscribedCounts(g, c.topics())
+	rebalanceWith(g, counts)
+	if err := c.logChange(group, g, "leave", []string{memberID}, nil, counts); err != nil {
+		undo()
 		return false, err
 	}
 	return true, nil
@@ -232,18 +267,23 @@ func (c *Coordinator) ExpireMembers() ([]Expired, error) {
 	var out []Expired
 	for _, id := range slices.Sorted(maps.Keys(c.groups)) {
 		var gone []Expired
-		next := c.groups[id].clone()
-		for _, m := range slices.Sorted(maps.Keys(next.members)) {
-			if now > next.members[m].deadlineMs {
-				delete(next.members, m)
+		var names []string
+		for _, m := range slices.Sorted(maps.Keys(c.groups[id].members)) {
+			if now > c.groups[id].members[m].deadlineMs {
 				gone = append(gone, Expired{Group: id, Member: m})
+				names = append(names, m)
 			}
 		}
 		if len(gone) == 0 {
 			continue
 		}
-		c.rebalance(next)
-		if err := c.store(id, next); err != nil {
+		next := c.groups[id].clone()
+		for _, m := range names {
+			delete(next.members, m)
+		}
+		counts := subscribedCounts(next, c.topics())
+		rebalanceWith(next, counts)
+		if err := c.logChange(id, next, "leave", names, nil, counts); err != nil {
 			return out, err
 		}
 		out = append(out, gone...)
@@ -323,8 +363,9 @@ func (c *Coordinator) Commit(group, memberID string, generation int32, offsets O
 	return c.offsets.Commit(group, offsets)
 }
 
-// rebalance bumps the generation and recomputes the assignment (§11.2).
-func (c *Coordinator) rebalance(g *groupState) {
+// rebalanceWith bumps the generation and recomputes the assignment
+// (§11.2) from these partition counts.
+func rebalanceWith(g *groupState, partitions map[string]int32) {
 	g.state = PreparingRebalance
 	g.generation++
 	if len(g.members) == 0 {
@@ -341,18 +382,18 @@ func (c *Coordinator) rebalance(g *groupState) {
 	for id, m := range g.members {
 		subs[id] = m.subscriptions
 	}
-	g.assignment = RoundRobin(subs, c.topics())
+	g.assignment = RoundRobin(subs, partitions)
 	g.state = Stable
 }
 
-// store makes next the state of group id, writing the groups file first
-// when there is one.
+// store makes next the state of group id, rewriting the groups file (and
+// folding the groups log into it) first when there is one.
 func (c *Coordinator) store(id string, next *groupState) error {
 	if c.path != "" {
 		all := maps.Clone(c.groups)
 		all[id] = next
-		if err := replaceFile(c.fsys, c.path, encodeGroups(all)); err != nil {
-			return kerr.Wrap(kerr.StorageError, err, "cannot write group file %s", c.path)
+		if err := c.compactLog(all); err != nil {
+			return err
 		}
 	}
 	c.groups[id] = next

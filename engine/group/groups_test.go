@@ -56,7 +56,25 @@ func TestMembershipSurvivesReopen(t *testing.T) {
 	if _, err := c.Join("workers", "member-2", []string{"orders"}); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(p.path)
+	// Each join appended one line to the groups log; groups.json is
+	// written when the log is folded into it (Close).
+	data, err := os.ReadFile(filepath.Join(p.dir, GroupsLogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLog := `{"generation":1,"group":"workers","member":"member-1","op":"join","partitions":{"orders":4},"topics":["orders"]}` + "\n" +
+		`{"generation":2,"group":"workers","member":"member-2","op":"join","partitions":{"orders":4},"topics":["orders"]}` + "\n"
+	if string(data) != wantLog {
+		t.Fatalf("groups.log\n%s\nwant\n%s", data, wantLog)
+	}
+	before, _ := c.Describe("workers")
+	if fromLog, _ := p.open(t).Describe("workers"); !reflect.DeepEqual(fromLog, before) {
+		t.Fatalf("replayed from the log %+v\nbefore %+v", fromLog, before)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(p.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +83,9 @@ func TestMembershipSurvivesReopen(t *testing.T) {
 	if string(data) != want {
 		t.Fatalf("groups.json\n%s\nwant\n%s", data, want)
 	}
-	before, _ := c.Describe("workers")
+	if _, err := os.Stat(filepath.Join(p.dir, GroupsLogName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the log outlived Close: %v", err)
+	}
 	if err := p.clk.Advance(50); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +142,7 @@ func TestSessionTimeoutIsReadLive(t *testing.T) {
 	}
 }
 
-// A groups file that cannot be written changes nothing.
+// A groups log and file that cannot be written change nothing.
 func TestGroupsWriteFailureChangesNothing(t *testing.T) {
 	t.Parallel()
 	p := newPersisted(t)
@@ -130,7 +150,13 @@ func TestGroupsWriteFailureChangesNothing(t *testing.T) {
 	if _, err := c.Join("g", "a", []string{"orders"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(filepath.Join(p.dir, "groups.tmp"), 0o755); err != nil { // the temp file cannot be created
+	if err := c.Close(); err != nil { // the log folded into groups.json, removed
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(p.dir, GroupsLogName), 0o755); err != nil { // the log cannot be appended to
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(p.dir, "groups.tmp"), 0o755); err != nil { // nor groups.json rewritten
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(p.dir, "groups.tmp", "x"), nil, 0o644); err != nil {

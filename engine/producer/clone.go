@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
@@ -24,10 +25,14 @@ func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
 	if av, ok := env.Cluster.(availability); ok {
 		available = av.AvailablePartitions
 	}
+	// The batches sent so far are shared with the copy: neither reuses
+	// their records (recycle).
+	p.frozen = p.flushes
 	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(env.Settings, available),
+		flushes: p.flushes, frozen: p.frozen,
 		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last, recent: slices.Clone(p.recent),
 		closed: p.closed, batches: p.batches}
-	futs := futureCopier{}
+	futs := newFutureCopier()
 	c.acc = p.acc.clone(futs)
 	c.inflight = make(map[topic.Partition][]inflight, len(p.inflight))
 	for tp, list := range p.inflight {
@@ -56,31 +61,51 @@ func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
 	return c
 }
 
-// futureCopier copies each pending future once and shares settled ones.
-type futureCopier map[*Future]*Future
+// futureCopier copies each pending future once, and the state the
+// futures of a batch share once per batch; settled futures are shared.
+type futureCopier struct {
+	futs    map[*Future]*Future
+	batches map[*futureBatch]*futureBatch
+}
+
+func newFutureCopier() futureCopier {
+	return futureCopier{futs: map[*Future]*Future{}, batches: map[*futureBatch]*futureBatch{}}
+}
 
 func (fc futureCopier) copy(f *Future) *Future {
 	if f == nil || f.Settled() {
 		return f
 	}
-	if c, ok := fc[f]; ok {
+	if c, ok := fc.futs[f]; ok {
 		return c
 	}
-	c := &Future{Promise: f.Promise.Clone(nil), TP: f.TP, Producer: f.Producer}
-	fc[f] = c
+	c := &Future{id: f.id, ts: f.ts, b: fc.batch(f.b), index: f.index, state: f.state}
+	fc.futs[f] = c
 	return c
 }
 
-// clone copies the accumulator; its entries' futures go through fc.
+// batch copies a pending batch's shared state once.
+func (fc futureCopier) batch(b *futureBatch) *futureBatch {
+	if c, ok := fc.batches[b]; ok {
+		return c
+	}
+	c := *b
+	fc.batches[b] = &c
+	return &c
+}
+
+// clone copies the accumulator; its queues' futures go through fc.
 func (a *Accumulator) clone(fc futureCopier) *Accumulator {
 	c := &Accumulator{batchSize: a.batchSize, lingerMs: a.lingerMs, maxBuffer: a.maxBuffer, total: a.total,
 		queues: make(map[topic.Partition]*queue, len(a.queues))}
 	for tp, q := range a.queues {
-		entries := make([]Entry, len(q.entries))
-		for i, e := range q.entries {
-			entries[i] = Entry{Record: e.Record, Future: fc.copy(e.Future), Size: e.Size}
+		futures := make([]*Future, len(q.futures), cap(q.futures))
+		for i, f := range q.futures {
+			futures[i] = fc.copy(f)
 		}
-		c.queues[tp] = &queue{entries: entries, bytes: q.bytes, firstEnqueue: q.firstEnqueue}
+		records := make([]record.Record, len(q.records), cap(q.records))
+		copy(records, q.records)
+		c.queues[tp] = &queue{records: records, futures: futures, fb: fc.batch(q.fb), bytes: q.bytes, firstEnqueue: q.firstEnqueue}
 	}
 	return c
 }

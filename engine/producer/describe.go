@@ -65,7 +65,7 @@ func (p *Producer) Describe() State {
 		Closed: p.closed}
 	for _, tp := range p.acc.Partitions() {
 		q := p.acc.queues[tp]
-		st.Buffered = append(st.Buffered, BufferState{TP: tp, Records: len(q.entries), Bytes: q.bytes, FirstEnqueueMs: q.firstEnqueue})
+		st.Buffered = append(st.Buffered, BufferState{TP: tp, Records: len(q.records), Bytes: q.bytes, FirstEnqueueMs: q.firstEnqueue})
 	}
 	if p.opts.Idempotent {
 		var tps []topic.Partition
@@ -80,7 +80,7 @@ func (p *Producer) Describe() State {
 	}
 	for _, f := range p.pending {
 		if !f.Settled() {
-			st.Pending = append(st.Pending, FutureState{ID: f.ID(), TP: f.TP, State: f.State()})
+			st.Pending = append(st.Pending, FutureState{ID: f.ID(), TP: f.TP(), State: f.State()})
 		}
 	}
 	if p.last != nil {

@@ -23,11 +23,101 @@ type RecordMetadata struct {
 // Future is the pending result of one send: a deterministic promise that the
 // batch's flush and acknowledgement settle. Every future of a failed batch
 // fails with the same error; a crash cancels them.
+//
+// A future is small (its id, its state and its record's place in the
+// batch): where its batch went and how it settled are shared by the
+// futures of the batch (futureBatch), so a producer sending many records
+// allocates little per record.
 type Future struct {
-	replication.Promise[RecordMetadata]
-	TP       topic.Partition
-	Producer string
+	id    int64
+	ts    int64 // the record's timestamp
+	b     *futureBatch
+	index int32 // the record's place in its batch (its offset delta)
+	state replication.HandleState
 }
+
+// futureBatch is what the futures of one batch share: the partition, the
+// producer and, once the batch settled, the acknowledgement's base offset
+// or the error. It does not hold the batch: a settled batch's records may
+// be reused for a later batch (Producer.recycle).
+type futureBatch struct {
+	tp           topic.Partition
+	producer     string
+	baseOffset   int64
+	offsetsKnown bool
+	err          error
+}
+
+// ID is the future's handle number (from 1, per cluster, shared with acks).
+func (f *Future) ID() int64 { return f.id }
+
+// State reports pending, done, failed or cancelled.
+func (f *Future) State() replication.HandleState { return f.state }
+
+// Settled reports whether the future left Pending.
+func (f *Future) Settled() bool { return f.state != replication.Pending }
+
+// TP is the partition the record was sent to.
+func (f *Future) TP() topic.Partition { return f.b.tp }
+
+// Producer is the name of the producer that sent the record.
+func (f *Future) Producer() string { return f.b.producer }
+
+// Value is where the record went; it is meaningful only when State is Done
+// (the zero value otherwise).
+func (f *Future) Value() RecordMetadata {
+	if f.state != replication.Done {
+		return RecordMetadata{}
+	}
+	b := f.b
+	md := RecordMetadata{Topic: b.tp.Topic, Partition: b.tp.Partition, Offset: -1, BaseOffset: -1,
+		OffsetKnown: b.offsetsKnown, TimestampMs: f.ts}
+	if b.offsetsKnown {
+		// A producer's batch has deltas 0..n-1 (record.NewBatch).
+		md.BaseOffset = b.baseOffset
+		md.Offset = b.baseOffset + int64(f.index)
+	}
+	return md
+}
+
+// Err is the failure when State is Failed, nil otherwise.
+func (f *Future) Err() error {
+	if f.state != replication.Failed {
+		return nil
+	}
+	return f.b.err
+}
+
+// settle moves a pending future to st; it reports whether it was pending.
+func (f *Future) settle(st replication.HandleState) bool {
+	if f.state != replication.Pending {
+		return false
+	}
+	f.state = st
+	return true
+}
+
+// Cancel settles a pending future without a result or an error (a crash:
+// the outcome is unknown).
+func (f *Future) Cancel() bool { return f.settle(replication.Cancelled) }
+
+// futureSlab hands out futures from blocks, so that sending a record does
+// not allocate one object of its own.
+type futureSlab struct{ free []Future }
+
+// next returns a fresh future for the record at index of b, stamped ts.
+func (s *futureSlab) next(id int64, b *futureBatch, index int32, ts int64) *Future {
+	if len(s.free) == 0 {
+		s.free = make([]Future, futureSlabSize)
+	}
+	f := &s.free[0]
+	s.free = s.free[1:]
+	*f = Future{id: id, ts: ts, b: b, index: index}
+	return f
+}
+
+// futureSlabSize is how many futures a slab block holds.
+const futureSlabSize = 128
 
 // BatchFlushed: a producer turned a partition's pending records into one batch
 // and appended it.

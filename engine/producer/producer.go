@@ -102,6 +102,12 @@ type sent struct {
 	tp    topic.Partition
 	batch *record.Batch
 	count int32 // partition count when sent (for the sticky rule)
+	// seq numbers the batches a producer flushed (from 1); waiting counts
+	// the sends of this batch (itself, its retries) whose acknowledgement
+	// is still pending. Both only decide whether its records can be
+	// reused (recycle).
+	seq     int64
+	waiting int
 }
 
 // Producer sends records through a partitioner and an accumulator (§8.3). It
@@ -124,6 +130,21 @@ type Producer struct {
 	recent  []*sent
 	pending []*Future
 	closed  bool
+	// slab hands out the futures (futureSlab); never shared by a copy.
+	slab futureSlab
+	// spare is the records slice of a settled batch that left recent,
+	// cleared, for the next queue (recycle); never shared by a copy.
+	// flushes counts the batches flushed (sent.seq); batches up to frozen
+	// were sent before the last Clone and are shared with a copy, so
+	// their records are never reused.
+	spare           []record.Record
+	flushes, frozen int64
+	// spareFutures is a settled batch's futures list, cleared, for the
+	// next queue; deltas are the offset deltas 0, 1, 2, ... that every
+	// batch this producer builds shares (read only). Never shared by a
+	// copy.
+	spareFutures []*Future
+	deltas       []int32
 
 	// awaiting holds, by batch number, the batches whose acknowledgement is
 	// pending; batches counts the batches sent (their numbers, from 1).
@@ -208,11 +229,10 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 		return nil, err
 	}
 	tp := topic.Partition{Topic: topicName, Partition: partition}
-	f := &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: tp, Producer: p.opts.Name}
-	full, err := p.acc.Add(tp, Entry{Record: r, Future: f, Size: size}, p.env.Clock.NowMs())
-	if err != nil {
-		return nil, err
-	}
+	// Room for a batch.size of records like this one.
+	q := p.acc.queue(tp, p.env.Clock.NowMs(), p.opts.Name, int(p.opts.BatchSize/size)+1, &p.spare, &p.spareFutures)
+	f := p.slab.next(p.env.IDs.Next(), q.fb, int32(len(q.records)), r.TimestampMs)
+	full := p.acc.add(q, r, f, size)
 	p.pending = append(p.pending, f)
 	if full {
 		p.flushPartition(tp, "batch.size reached")
@@ -293,8 +313,9 @@ func (p *Producer) RetryBack(back int) ([]*Future, error) {
 	}
 	last := p.recent[len(p.recent)-back]
 	futs := make([]*Future, len(last.batch.Records))
+	fb := &futureBatch{tp: last.tp, producer: p.opts.Name}
 	for i := range futs {
-		futs[i] = &Future{Promise: *replication.NewPromise[RecordMetadata](p.env.IDs.Next()), TP: last.tp, Producer: p.opts.Name}
+		futs[i] = p.slab.next(p.env.IDs.Next(), fb, int32(i), last.batch.Records[i].TimestampMs)
 	}
 	p.pending = append(p.pending, futs...)
 	p.sendBack(last, futs, "retry", true, back)
@@ -303,27 +324,57 @@ func (p *Producer) RetryBack(back int) ([]*Future, error) {
 
 // flushPartition turns tp's pending records into one batch and appends it.
 func (p *Producer) flushPartition(tp topic.Partition, reason string) {
-	entries := p.acc.Pop(tp)
-	if len(entries) == 0 {
+	q := p.acc.pop(tp)
+	if q == nil || len(q.records) == 0 {
 		return
 	}
-	records := make([]record.Record, len(entries))
-	futs := make([]*Future, len(entries))
-	for i, e := range entries {
-		records[i], futs[i] = e.Record, e.Future
-	}
-	b := record.NewBatch(records)
+	futs := q.futures
+	b := p.newBatch(q.records)
 	if p.opts.Idempotent {
 		b.ProducerID, b.ProducerEpoch, b.BaseSequence = p.identity.PID, p.identity.Epoch, p.sequenceFor(tp)
 	}
 	count, _ := p.env.Cluster.PartitionCount(tp.Topic)
-	s := &sent{tp: tp, batch: b, count: count}
+	p.flushes++
+	s := &sent{tp: tp, batch: b, count: count, seq: p.flushes}
 	p.last = s
 	p.recent = append(p.recent, s)
 	if len(p.recent) > MaxRetryBack {
+		old := p.recent[0]
 		p.recent = append(p.recent[:0], p.recent[1:]...)
+		p.recycle(old)
 	}
 	p.send(s, futs, reason, false)
+}
+
+// newBatch is record.NewBatch(records) with the producer's shared offset
+// deltas (nothing writes a batch's deltas; a batch's slice is capped at
+// its length, so nothing appends into the next one's either).
+func (p *Producer) newBatch(records []record.Record) *record.Batch {
+	n := len(records)
+	if len(p.deltas) < n {
+		p.deltas = make([]int32, max(n, 2*len(p.deltas)))
+		for i := range p.deltas {
+			p.deltas[i] = int32(i)
+		}
+	}
+	b := record.NewBatch(nil)
+	b.Records, b.OffsetDeltas, b.LastOffsetDelta = records, p.deltas[:n:n], int32(max(n-1, 0))
+	return b
+}
+
+// recycle keeps the records slice of a batch that left recent (RetryBack
+// cannot resend it) for the next queue, when nothing can read it any more:
+// its acknowledgements all settled (no batch in flight or waiting holds
+// it) and no copy of the producer shares it. Its futures do not read it
+// (they keep their timestamp and offset delta). The slice is not cleared:
+// the next queue overwrites it as it fills, so it keeps at most one
+// batch's record bytes alive.
+func (p *Producer) recycle(s *sent) {
+	if s.waiting > 0 || s.seq <= p.frozen || cap(s.batch.Records) <= cap(p.spare) {
+		return
+	}
+	p.spare = s.batch.Records[:0]
+	s.batch.Records = nil
 }
 
 // sequenceFor is the next base sequence for tp: the sequence after the last
@@ -360,6 +411,7 @@ func (p *Producer) sendBack(s *sent, futs []*Future, reason string, retry bool, 
 		return
 	}
 	p.batches++
+	s.waiting++
 	if p.awaiting == nil {
 		p.awaiting = map[int64]*awaiting{}
 	}
@@ -377,6 +429,7 @@ func (p *Producer) AckSettled(batch int64) {
 		return
 	}
 	delete(p.awaiting, batch)
+	a.s.waiting--
 	p.settle(a.s, a.futs, a.ack, nil)
 }
 
@@ -406,6 +459,7 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 	for i, f := range futs {
 		ids[i] = f.ID()
 	}
+	fb := futs[0].b // every future of the batch shares it
 	ev := FuturesSettled{Producer: p.opts.Name, TP: s.tp, IDs: ids}
 	switch {
 	case err == nil && ack.State() == replication.Cancelled:
@@ -423,22 +477,17 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 		}
 		ev.State = replication.Done
 		if res.OffsetsKnown {
+			ev.Offsets = make([]int64, len(futs))
 			for i := range futs {
-				ev.Offsets = append(ev.Offsets, res.BaseOffset+int64(s.batch.OffsetDeltas[i]))
+				ev.Offsets[i] = res.BaseOffset + int64(s.batch.OffsetDeltas[i])
 			}
 		}
 		p.env.Events.Emit(ev)
+		fb.baseOffset, fb.offsetsKnown = res.BaseOffset, res.OffsetsKnown
 		keyless := false
 		for i, f := range futs {
-			r := s.batch.Records[i]
-			keyless = keyless || r.Key == nil
-			md := RecordMetadata{Topic: s.tp.Topic, Partition: s.tp.Partition, Offset: -1, BaseOffset: -1,
-				OffsetKnown: res.OffsetsKnown, TimestampMs: r.TimestampMs}
-			if res.OffsetsKnown {
-				md.BaseOffset = res.BaseOffset
-				md.Offset = res.BaseOffset + int64(s.batch.OffsetDeltas[i])
-			}
-			f.Resolve(md)
+			keyless = keyless || s.batch.Records[i].Key == nil
+			f.settle(replication.Done)
 		}
 		if keyless {
 			p.part.OnBatchClosed(s.tp.Topic, s.count, s.tp.Partition)
@@ -450,11 +499,19 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 		ev.State = replication.Failed
 		ev.Code, ev.Message = kerr.CodeOf(err), kerr.MessageOf(err)
 		p.env.Events.Emit(ev)
+		fb.err = err
 		for _, f := range futs {
-			f.Fail(err)
+			f.settle(replication.Failed)
 		}
 	}
 	p.prunePending()
+	// Nothing holds the batch's futures list any more (the futures stay
+	// in pending or with their callers): the next queue reuses it, and
+	// overwrites it as it fills (not cleared: clearing costs write
+	// barriers, and what it keeps alive is at most one batch's futures).
+	if cap(futs) > cap(p.spareFutures) {
+		p.spareFutures = futs[:0]
+	}
 }
 
 func (p *Producer) prunePending() {

@@ -99,6 +99,8 @@ const (
 	UnitMBPerSec      = "MB/s" // 10^6 bytes per second
 	UnitSeconds       = "s"
 	UnitRatio         = "x" // a ratio of two durations
+	UnitBytes         = "B"
+	UnitJoinsPerSec   = "joins/s"
 )
 
 // Figure is one measured number.
@@ -125,6 +127,9 @@ func Workloads() []Workload {
 		recoverWorkload,
 		replicateWorkload,
 		restartWorkload,
+		producerWorkload,
+		groupJoinWorkload,
+		readCommittedWorkload,
 	}
 }
 
@@ -189,6 +194,8 @@ func FormatValue(f Figure) string {
 		prec = 6
 	case UnitRatio:
 		prec = 2
+	case UnitBytes:
+		prec = 1
 	}
 	return strconv.FormatFloat(f.Value, 'f', prec, 64)
 }

@@ -44,14 +44,11 @@ func followerCatchUp(dir string, o Options, b int) ([]Figure, error) {
 		cfg := engine.DefaultConfig(filepath.Join(dir, fmt.Sprint(round)))
 		cfg.BrokerIDs = []int32{1, 2, 3}
 		cfg.SegmentBytes = o.SegmentBytes
-		c, _, err := engine.Open(cfg, clock.NewManual(0))
+		c, err := benchCluster(cfg, 1, 3)
 		if err != nil {
 			return 0, err
 		}
 		defer c.Crash()
-		if _, err := c.CreateTopic("bench", 1, 3); err != nil {
-			return 0, err
-		}
 		tp := engine.TopicPartition{Topic: "bench", Partition: 0}
 		for n := 0; n < o.Records; n += b {
 			if _, err := c.AppendBatch(tp, full, engine.Acks1); err != nil {
