@@ -29,13 +29,18 @@ import (
 //
 // maxCheckpointBytes bounds one checkpoint's copy of the data directory: a
 // world with more in its files is not kept (undo replays from an earlier
-// checkpoint or from the start instead), so a branch's checkpoints hold at
-// most about maxCheckpoints × maxCheckpointBytes. A session of 1,000
-// commands has about 100 KB.
+// checkpoint or from the start instead, and the next try waits twice as
+// long), and maxCheckpointTotal bounds them all, so a branch's checkpoints
+// hold at most about maxCheckpointTotal + maxCheckpointBytes. A session of
+// 1,000 commands has about 100 KB.
 const (
 	checkpointEvery    = 16
 	maxCheckpoints     = 32
-	maxCheckpointBytes = 4 << 20
+	maxCheckpointBytes = 2 << 20
+	// maxCheckpointTotal bounds the bytes of all a branch's checkpoints
+	// that are not branch points: past it, thin drops every other older
+	// one, as past maxCheckpoints.
+	maxCheckpointTotal = 8 << 20
 )
 
 // checkpoint is a branch's world after its first at steps, kept as an
@@ -90,6 +95,11 @@ func (s *Session) takeCheckpoint(at int) (checkpoint, error) {
 	}
 	if s.cluster == nil || s.temp == "" {
 		return checkpoint{}, kerr.State("the cluster is not in a directory of the session's own")
+	}
+	// The files' size first, from the listings: a world too large to keep
+	// is refused without reading it into memory.
+	if n, err := vfs.TreeSize(s.cluster.FS(), s.cluster.DataDir()); err != nil || n > s.tl.checkpointBytes {
+		return checkpoint{}, kerr.State("the data directory holds %d bytes, more than a checkpoint keeps", n)
 	}
 	snap, err := s.cluster.Snapshot()
 	if err != nil {
@@ -248,28 +258,40 @@ func (s *Session) noteCheckpoint() {
 	if !s.tl.checkpoints || b.every == 0 {
 		return
 	}
-	last := 0
-	if n := len(b.checkpoints); n > 0 {
-		last = b.checkpoints[n-1].at
-	}
-	changed := 0
-	for _, st := range b.steps[last:] {
-		if st.reset {
-			changed = 0
-		}
-		if st.ok && st.effect == EffectChange {
-			changed++
-		}
-	}
-	if changed < b.every {
+	b.changed++
+	if b.changed < b.every {
 		return
 	}
+	b.changed = 0
 	cp, err := s.takeCheckpoint(len(b.steps))
 	if err != nil {
+		// A world that cannot be kept now (too large, served) is tried
+		// again after twice as many commands: a long session over the
+		// size bound pays O(log its length) snapshots, not one per
+		// checkpointEvery commands.
+		b.every *= 2
 		return
 	}
 	b.checkpoints = append(b.checkpoints, cp)
-	b.thin()
+	b.thin(s.tl.checkpointTotal)
+}
+
+// recount sets changed from the steps after the branch's last checkpoint
+// (after undo cut the steps, or when a fork copies the branch).
+func (b *branch) recount() {
+	last := 0
+	if n := len(b.checkpoints); n > 0 {
+		last = min(b.checkpoints[n-1].at, len(b.steps))
+	}
+	b.changed = 0
+	for _, st := range b.steps[last:] {
+		if st.reset {
+			b.changed = 0
+		}
+		if st.ok && st.effect == EffectChange {
+			b.changed++
+		}
+	}
 }
 
 // pinCheckpoint keeps a checkpoint of the current branch's world as it is
@@ -293,29 +315,43 @@ func (s *Session) pinCheckpoint() {
 
 // thin drops every other older checkpoint that is not a branch point, and
 // doubles the spacing, when the branch keeps more than maxCheckpoints.
-func (b *branch) thin() {
-	unpinned := 0
+func (b *branch) thin(total int64) {
+	for b.overBudget(total) {
+		unpinned := 0
+		for _, cp := range b.checkpoints {
+			if !cp.pinned {
+				unpinned++
+			}
+		}
+		k := 0
+		b.checkpoints = slices.DeleteFunc(b.checkpoints, func(cp checkpoint) bool {
+			if cp.pinned {
+				return false
+			}
+			k++
+			return k%2 == 1 && k < unpinned
+		})
+		b.every *= 2
+	}
+}
+
+// overBudget reports whether the branch keeps more checkpoints (branch
+// points aside) than maxCheckpoints, or more bytes in them than total
+// (maxCheckpointTotal), with more than one to drop.
+func (b *branch) overBudget(total int64) bool {
+	unpinned, bytes := 0, int64(0)
 	for _, cp := range b.checkpoints {
 		if !cp.pinned {
 			unpinned++
+			bytes += cp.snap.Bytes()
 		}
 	}
-	if unpinned <= maxCheckpoints {
-		return
-	}
-	k := 0
-	b.checkpoints = slices.DeleteFunc(b.checkpoints, func(cp checkpoint) bool {
-		if cp.pinned {
-			return false
-		}
-		k++
-		return k%2 == 1 && k < unpinned
-	})
-	b.every *= 2
+	return unpinned > maxCheckpoints || (unpinned > 1 && bytes > total)
 }
 
 // cutCheckpoints drops the checkpoints after the branch's first n steps:
 // undo took those steps back.
 func (b *branch) cutCheckpoints(n int) {
 	b.checkpoints = slices.DeleteFunc(b.checkpoints, func(cp checkpoint) bool { return cp.at > n })
+	b.recount()
 }

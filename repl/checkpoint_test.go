@@ -208,3 +208,53 @@ func TestLargeWorldsAreNotKept(t *testing.T) {
 		t.Fatalf("after undo:\n%s", lineDiff(want, got))
 	}
 }
+
+// TestLongSessionsStayWithinTheCheckpointBudget: once the world is too large
+// to keep, a branch tries a checkpoint after twice as many commands each
+// time (a long session pays O(log n) snapshots, not one per
+// checkpointEvery commands), and all the kept checkpoints together stay
+// within the branch's byte budget, older ones thinned.
+func TestLongSessionsStayWithinTheCheckpointBudget(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t, Options{FS: vfs.NewMem()})
+	s.tl.cur.every, s.tl.checkpointBytes, s.tl.checkpointTotal = 1, 24<<10, 40<<10
+	run := func(line string) {
+		t.Helper()
+		if err := s.Exec(io.Discard, line); err != nil {
+			t.Fatalf("%.40s: %v", line, err)
+		}
+	}
+	run("topic create t partitions=1 rf=1")
+	value := strings.Repeat("v", 512)
+	for range 40 {
+		run("produce t value=" + value + " acks=1")
+	}
+	var total int64
+	for _, cp := range s.tl.cur.checkpoints {
+		total += cp.snap.Bytes()
+	}
+	if total > s.tl.checkpointTotal+s.tl.checkpointBytes {
+		t.Errorf("%d checkpoints hold %d bytes, budget %d", len(s.tl.cur.checkpoints), total, s.tl.checkpointTotal)
+	}
+	if len(s.tl.cur.checkpoints) == 0 {
+		t.Fatal("no checkpoint kept of the small worlds")
+	}
+	before := s.tl.cur.every
+	for range 64 {
+		run("produce t value=" + value + " acks=1")
+	}
+	snap, err := s.cluster.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Bytes() <= s.tl.checkpointBytes {
+		t.Fatalf("the world holds %d bytes, not over the bound %d: the test proves nothing", snap.Bytes(), s.tl.checkpointBytes)
+	}
+	if s.tl.cur.every <= before {
+		t.Errorf("spacing %d after 64 commands over the size bound (was %d): refused checkpoints must back off", s.tl.cur.every, before)
+	}
+	run("undo 3")
+	if got, want := digest(t, s), replayedDigest(t, s); got != want {
+		t.Fatalf("after undo:\n%s", lineDiff(want, got))
+	}
+}

@@ -328,6 +328,7 @@ func runFork(s *Session, w io.Writer, a *Args) error {
 		forks:       append(slices.Clone(cur.forks), forkPoint{at: len(cur.steps), name: name, from: cur.name}),
 		checkpoints: slices.Clone(cur.checkpoints),
 		every:       cur.every,
+		changed:     cur.changed,
 	}
 	cur.world = nil
 	s.tl.branches = append(s.tl.branches, nb)

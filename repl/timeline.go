@@ -60,6 +60,10 @@ type branch struct {
 	// commands that changed the cluster.
 	checkpoints []checkpoint
 	every       int
+	// changed counts the commands that changed the cluster since the last
+	// checkpoint was taken or tried (recount rebuilds it from the steps), so
+	// that a long session does not rescan its history after every command.
+	changed int
 }
 
 // timeline is the session's branches and the bookkeeping of the command
@@ -81,6 +85,8 @@ type timeline struct {
 	// checkpointBytes bounds one checkpoint's files (maxCheckpointBytes).
 	checkpoints     bool
 	checkpointBytes int64
+	// checkpointTotal bounds a branch's checkpoints together (maxCheckpointTotal).
+	checkpointTotal int64
 	// lastChanged: the last command changed the cluster (LastChanged).
 	lastChanged bool
 }
@@ -88,7 +94,7 @@ type timeline struct {
 // newTimeline is the timeline of a new session: one branch, main.
 func newTimeline() timeline {
 	main := &branch{name: "main", every: checkpointEvery}
-	return timeline{cur: main, branches: []*branch{main}, rewind: snapshotRewinder{}, checkpoints: true, checkpointBytes: maxCheckpointBytes}
+	return timeline{cur: main, branches: []*branch{main}, rewind: snapshotRewinder{}, checkpoints: true, checkpointBytes: maxCheckpointBytes, checkpointTotal: maxCheckpointTotal}
 }
 
 // newReplayTimeline is the timeline of a session that replays commands
@@ -125,6 +131,7 @@ func (s *Session) note(text string, cmd *Command, a *Args, err error, out string
 	st := step{line: text, effect: eff, ok: ok, reset: ok && resets(cmd, a), nested: nested, events: events}
 	if st.reset {
 		s.tl.cur.checkpoints = nil // nothing before a reset is replayed again
+		s.tl.cur.changed = 0
 	}
 	s.tl.cur.steps = append(s.tl.cur.steps, st)
 	if ok && eff == EffectChange {

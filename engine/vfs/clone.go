@@ -196,3 +196,29 @@ func MemFrom(src FS, dir string) (*Mem, error) {
 	m.SyncAll()
 	return m, nil
 }
+
+// TreeSize is the number of bytes in the regular files under dir (dir
+// itself, when it is a file): what CopyTree would copy, found from the
+// directory listings alone.
+func TreeSize(fsys FS, dir string) (int64, error) {
+	st, err := fsys.Stat(dir)
+	if err != nil {
+		return 0, err
+	}
+	if !st.IsDir() {
+		return st.Size(), nil
+	}
+	entries, err := fsys.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, e := range entries {
+		n, err := TreeSize(fsys, filepath.Join(dir, e.Name()))
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
