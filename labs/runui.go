@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -43,29 +42,21 @@ type RunOptions struct {
 }
 
 // DiskOncePerChapter picks disk for the first lab of each chapter it is
-// asked about, and for every lab that damages files (a corrupt command:
-// what it shows is the bytes on disk), and memory for the others: a run of
-// many labs keeps most of its clusters in memory, and the disk path is
-// still exercised in every chapter.
+// asked about and memory for the others: a run of many labs keeps most of
+// its clusters in memory, and the disk path is still exercised in every
+// chapter. A lab that damages files runs in memory too: corrupt, log dump
+// and recovery reach the files through the cluster's file system, which
+// behaves the same on both (repl's TestScripts runs every transcript on
+// each and compares).
 func DiskOncePerChapter(disk, memory NewExecutor) func(l *Lab) NewExecutor {
 	seen := map[int]bool{}
 	return func(l *Lab) NewExecutor {
-		if seen[l.Chapter] && !l.corrupts() {
+		if seen[l.Chapter] {
 			return memory
 		}
 		seen[l.Chapter] = true
 		return disk
 	}
-}
-
-// corrupts reports whether the lab runs a corrupt command.
-func (l *Lab) corrupts() bool {
-	for _, b := range l.Blocks {
-		if b.Command == "corrupt" || strings.HasPrefix(b.Command, "corrupt ") {
-			return true
-		}
-	}
-	return false
 }
 
 // RunLabs replays each lab on a fresh executor and prints one line per lab:
