@@ -26,8 +26,11 @@ func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
 		available = av.AvailablePartitions
 	}
 	// The batches sent so far are shared with the copy: neither reuses
-	// their records (recycle).
-	p.frozen = p.flushes
+	// their records (recycle). A snapshot's producer is frozen already and
+	// is not written to: restores from one snapshot may run concurrently.
+	if p.frozen != p.flushes {
+		p.frozen = p.flushes
+	}
 	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(env.Settings, available),
 		flushes: p.flushes, frozen: p.frozen,
 		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last, recent: slices.Clone(p.recent),

@@ -411,7 +411,7 @@ func (p *Producer) sendBack(s *sent, futs []*Future, reason string, retry bool, 
 		return
 	}
 	p.batches++
-	s.waiting++
+	p.countWaiting(s, 1)
 	if p.awaiting == nil {
 		p.awaiting = map[int64]*awaiting{}
 	}
@@ -429,8 +429,19 @@ func (p *Producer) AckSettled(batch int64) {
 		return
 	}
 	delete(p.awaiting, batch)
-	a.s.waiting--
+	p.countWaiting(a.s, -1)
 	p.settle(a.s, a.futs, a.ack, nil)
+}
+
+// countWaiting adds d to the sends of s still waiting for their
+// acknowledgement, unless s is shared with a copy of the producer
+// (s.seq <= p.frozen): such a batch is never recycled, so its count is not
+// needed, and leaving it alone keeps a snapshot's batches unwritten while
+// clusters restored from it run side by side.
+func (p *Producer) countWaiting(s *sent, d int) {
+	if s.seq > p.frozen {
+		s.waiting += d
+	}
 }
 
 // settle completes a batch's futures from its ack (or fails them all with err).
