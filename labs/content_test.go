@@ -23,13 +23,14 @@ import (
 func TestContent(t *testing.T) {
 	t.Parallel()
 	fsys := os.DirFS("..")
-	// Clusters in memory, but the first lab of every chapter (and every
-	// lab that damages files) on disk.
+	// Clusters in memory, but the first lab of every chapter on disk.
 	disk, mem := cli.SessionExecutor(fsys), cli.SessionExecutorInMemory(fsys)
-	t.Run("labs", func(t *testing.T) { labs.RunAllWith(t, fsys, labs.DiskOncePerChapter(disk, mem)) })
-	t.Run("exercises", func(t *testing.T) { labs.VerifyExercises(t, fsys, mem) })
-	t.Run("chapters", func(t *testing.T) { labs.CheckChapters(t, fsys, mem) })
-	t.Run("translations", func(t *testing.T) { labs.CheckTranslations(t, fsys) })
+	// The four parts share nothing but the executors' factories, which
+	// make an independent session per call: they run side by side.
+	t.Run("labs", func(t *testing.T) { t.Parallel(); labs.RunAllWith(t, fsys, labs.DiskOncePerChapter(disk, mem)) })
+	t.Run("exercises", func(t *testing.T) { t.Parallel(); labs.VerifyExercises(t, fsys, mem) })
+	t.Run("chapters", func(t *testing.T) { t.Parallel(); labs.CheckChapters(t, fsys, mem) })
+	t.Run("translations", func(t *testing.T) { t.Parallel(); labs.CheckTranslations(t, fsys) })
 }
 
 // TestLabsUnderKafkaRules replays every lab with the session under Kafka's
@@ -46,8 +47,13 @@ func TestLabsUnderKafkaRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kafka := labs.Compare(cat.Labs, cli.SessionExecutorWith(fsys, map[string]string{"rules": "kafka"}))
-	rules := labs.Compare(cat.Labs, cli.SessionExecutorWith(fsys, map[string]string{"rules": "kafka", "views": "minikafka", "follower.hw": "leader"}))
+	// In memory: what differs between the rule sets is not the disk's
+	// (TestContent keeps the first lab of each chapter on disk).
+	inMemory := func(settings map[string]string) labs.NewExecutor {
+		return repl.LabExecutorInMemory(repl.Options{Content: fsys, Settings: settings})
+	}
+	kafka := labs.Compare(cat.Labs, inMemory(map[string]string{"rules": "kafka"}))
+	rules := labs.Compare(cat.Labs, inMemory(map[string]string{"rules": "kafka", "views": "minikafka", "follower.hw": "leader"}))
 	var b strings.Builder
 	b.WriteString(kafkaRulesLabsHeader)
 	b.WriteString("| Lab | Chapter | Under rules=kafka |\n|---|---|---|\n")
