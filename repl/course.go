@@ -120,17 +120,38 @@ chapter goes through $PAGER.`,
 	Run:        runRead,
 }
 
-func liveChapters(s *Session) []string {
+// liveFromCourse is a completion list taken from the session's course
+// (none when the course cannot be loaded): one name per item.
+func liveFromCourse[T any](items func(c *course) []T, name func(T) string) func(*Session) []string {
+	return func(s *Session) []string {
+		c, err := s.theCourse()
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, it := range items(c) {
+			out = append(out, name(it))
+		}
+		return out
+	}
+}
+
+// emitCourseText runs write with the session's course and emits what it
+// wrote as text.
+func (s *Session) emitCourseText(w io.Writer, write func(c *course, b *bytes.Buffer) error) error {
 	c, err := s.theCourse()
 	if err != nil {
-		return nil
+		return err
 	}
-	var out []string
-	for _, ch := range c.cat.Chapters {
-		out = append(out, strconv.Itoa(ch.Number))
+	var b bytes.Buffer
+	if err := write(c, &b); err != nil {
+		return err
 	}
-	return out
+	return s.emit(w, text(b.String()))
 }
+
+var liveChapters = liveFromCourse(func(c *course) []labs.ChapterFile { return c.cat.Chapters },
+	func(ch labs.ChapterFile) string { return strconv.Itoa(ch.Number) })
 
 func runRead(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
@@ -231,26 +252,14 @@ runs a lab file (one you recorded, say).`,
 	},
 }
 
-func liveLabs(s *Session) []string {
-	c, err := s.theCourse()
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, l := range c.cat.Labs {
-		out = append(out, l.ID)
-	}
-	return out
-}
+var liveLabs = liveFromCourse(func(c *course) []*labs.Lab { return c.cat.Labs },
+	func(l *labs.Lab) string { return l.ID })
 
 func runLabList(s *Session, w io.Writer, a *Args) error {
-	c, err := s.theCourse()
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	labs.ListLabs(&b, c.cat, s.lang())
-	return s.emit(w, text(b.String()))
+	return s.emitCourseText(w, func(c *course, b *bytes.Buffer) error {
+		labs.ListLabs(b, c.cat, s.lang())
+		return nil
+	})
 }
 
 // labOptions are the options of the sessions labs run on: the material,
@@ -404,17 +413,8 @@ as minikafka exercise check does. Progress is kept in the progress file.`,
 	},
 }
 
-func liveExercises(s *Session) []string {
-	c, err := s.theCourse()
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range c.cat.Exercises {
-		out = append(out, e.ID)
-	}
-	return out
-}
+var liveExercises = liveFromCourse(func(c *course) []*labs.Exercise { return c.cat.Exercises },
+	func(e *labs.Exercise) string { return e.ID })
 
 // coach is the exercise coach of the session, writing to w.
 func (s *Session) coach(c *course, w io.Writer, lang labs.Language) *labs.Coach {
@@ -435,43 +435,34 @@ func (s *Session) findExercise(a *Args, c *course, id string, w io.Writer) (*lab
 }
 
 func runExerciseList(s *Session, w io.Writer, a *Args) error {
-	c, err := s.theCourse()
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	s.coach(c, &b, s.lang()).List(c.cat.In(s.lang()))
-	return s.emit(w, text(b.String()))
+	return s.emitCourseText(w, func(c *course, b *bytes.Buffer) error {
+		s.coach(c, b, s.lang()).List(c.cat.In(s.lang()))
+		return nil
+	})
 }
 
 func runExerciseShow(s *Session, w io.Writer, a *Args) error {
-	c, err := s.theCourse()
-	if err != nil {
-		return err
-	}
-	e, err := s.findExercise(a, c, a.Pos(0), w)
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	s.coach(c, &b, e.Lang).Show(e)
-	return s.emit(w, text(b.String()))
+	return s.emitCourseText(w, func(c *course, b *bytes.Buffer) error {
+		e, err := s.findExercise(a, c, a.Pos(0), w)
+		if err != nil {
+			return err
+		}
+		s.coach(c, b, e.Lang).Show(e)
+		return nil
+	})
 }
 
 func runExerciseHint(s *Session, w io.Writer, a *Args) error {
-	c, err := s.theCourse()
-	if err != nil {
-		return err
-	}
-	e, err := s.findExercise(a, c, a.Pos(0), w)
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := s.coach(c, &b, e.Lang).Hint(e); err != nil {
-		return kerr.Wrap(kerr.StorageError, err, "exercise hint")
-	}
-	return s.emit(w, text(b.String()))
+	return s.emitCourseText(w, func(c *course, b *bytes.Buffer) error {
+		e, err := s.findExercise(a, c, a.Pos(0), w)
+		if err != nil {
+			return err
+		}
+		if err := s.coach(c, b, e.Lang).Hint(e); err != nil {
+			return kerr.Wrap(kerr.StorageError, err, "exercise hint")
+		}
+		return nil
+	})
 }
 
 // runExerciseTry opens a fresh cluster, as a fresh session has (brokers
@@ -625,13 +616,10 @@ last thing you did.`,
 }
 
 func runProgress(s *Session, w io.Writer, a *Args) error {
-	c, err := s.theCourse()
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	c.cat.WriteProgress(&b, c.progress, s.lang(), c.messages(s.lang()))
-	return s.emit(w, text(b.String()))
+	return s.emitCourseText(w, func(c *course, b *bytes.Buffer) error {
+		c.cat.WriteProgress(b, c.progress, s.lang(), c.messages(s.lang()))
+		return nil
+	})
 }
 
 var quizCommand = &Command{
