@@ -127,17 +127,7 @@ func (d *textDumper) frame(f Frame) error {
 		return fmt.Errorf("batch at position %d: %w", f.Position, err)
 	}
 	for i, r := range b.Records {
-		seq := int64(-1)
-		if b.BaseSequence >= 0 {
-			seq = int64(b.BaseSequence) + int64(b.OffsetDeltas[i])
-		}
-		keys := make([]string, len(r.Headers))
-		for j, h := range r.Headers {
-			keys[j] = h.Key
-		}
-		ew.printf("| offset: %d CreateTime: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s] key: %s payload: %s\n",
-			b.BaseOffset+int64(b.OffsetDeltas[i]), r.TimestampMs, size(r.Key), size(r.Value), seq,
-			strings.Join(keys, ","), Bytes(r.Key), Bytes(r.Value))
+		ew.printf("%s key: %s payload: %s\n", kafkaRecordLine(b, i), Bytes(r.Key), Bytes(r.Value))
 	}
 	return ew.err
 }

@@ -145,16 +145,7 @@ func kafkaBatch(ew *errWriter, m record.Meta, pos int64, frame []byte, b *record
 		return
 	}
 	for i, r := range b.Records {
-		seq := int64(-1)
-		if b.BaseSequence >= 0 {
-			seq = int64(b.BaseSequence) + int64(b.OffsetDeltas[i])
-		}
-		keys := make([]string, len(r.Headers))
-		for j, h := range r.Headers {
-			keys[j] = h.Key
-		}
-		line := fmt.Sprintf("| offset: %d CreateTime: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s]",
-			b.BaseOffset+int64(b.OffsetDeltas[i]), r.TimestampMs, size(r.Key), size(r.Value), seq, strings.Join(keys, ","))
+		line := kafkaRecordLine(b, i)
 		if r.Key != nil {
 			line += " key: " + Bytes(r.Key)
 		}
@@ -163,4 +154,22 @@ func kafkaBatch(ew *errWriter, m record.Meta, pos int64, frame []byte, b *record
 		}
 		ew.printf("%s\n", line)
 	}
+}
+
+// kafkaRecordLine is the start of kafka-dump-log's line for record i of b,
+// up to its header keys (the key and payload follow, as each view prints
+// them): offset, CreateTime, sizes, the record's own sequence (-1 for an
+// unsequenced batch).
+func kafkaRecordLine(b *record.Batch, i int) string {
+	r := b.Records[i]
+	seq := int64(-1)
+	if b.BaseSequence >= 0 {
+		seq = int64(b.BaseSequence) + int64(b.OffsetDeltas[i])
+	}
+	keys := make([]string, len(r.Headers))
+	for j, h := range r.Headers {
+		keys[j] = h.Key
+	}
+	return fmt.Sprintf("| offset: %d CreateTime: %d keySize: %d valueSize: %d sequence: %d headerKeys: [%s]",
+		b.BaseOffset+int64(b.OffsetDeltas[i]), r.TimestampMs, size(r.Key), size(r.Value), seq, strings.Join(keys, ","))
 }
