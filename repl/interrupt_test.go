@@ -19,13 +19,16 @@ func TestInterruptStopsReplicateRounds(t *testing.T) {
 		}
 	}
 	var done atomic.Bool
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		for !done.Load() {
 			s.Interrupt()
 		}
 	}()
 	out, err := run(t, s, "replicate rounds=1000")
 	done.Store(true)
+	<-stopped // its last Interrupt must not land in the next command
 	if err != nil {
 		t.Fatalf("replicate: %v\n%s", err, out)
 	}
