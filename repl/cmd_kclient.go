@@ -466,9 +466,11 @@ func (s *Session) groupSettled(group string) error {
 		})
 		all := stable
 		for _, m := range s.kc.membersOf(group) {
-			_, g := m.client.GroupMetadata()
+			// The member has taken its partitions of this generation:
+			// kgo knows the generation from JoinGroup, before SyncGroup
+			// answers and its partitions are handed over.
 			m.mu.Lock()
-			settled := m.assigns > 0 && g == gen
+			settled := m.assigns > 0 && m.assignedGen == gen
 			m.mu.Unlock()
 			all = all && settled
 		}
@@ -560,6 +562,7 @@ func runKclientJoin(s *Session, w io.Writer, a *Args) error {
 			if add {
 				cl.PauseFetchTopics(m.topics...)
 				m.assigns++
+				_, m.assignedGen = cl.GroupMetadata()
 			}
 			kc.wake.poke()
 		}

@@ -85,6 +85,8 @@ type kmember struct {
 	mu      sync.Mutex
 	owned   []string // assigned partitions, sorted
 	assigns int      // assignments received
+	// assignedGen is the generation of the last assignment received.
+	assignedGen int32
 	// pos is where each owned partition's next poll starts; committed
 	// what was last committed there.
 	pos, committed map[string]int64
