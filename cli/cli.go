@@ -10,9 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -98,7 +99,7 @@ func realign(line string, shift int) string {
 }
 
 // suggestion matches "minikafka WORD" at the start of a command line.
-var suggestion = lazyre.New("(^|[\\s`(])minikafka ([a-z-]+|\\[)(:?)")
+var suggestion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(^|[\\s`(])minikafka ([a-z-]+|\\[)(:?)") })
 
 // progName is how the learner runs the program, judged from argv[0]:
 // `go run .` builds into a temporary go-build directory; otherwise the

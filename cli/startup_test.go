@@ -33,7 +33,7 @@ const (
 // running Main) with GODEBUG=inittrace=1 and bounds the bytes each of the
 // repository's packages allocates before main: a regular expression
 // compiled, a table or a help text built at start-up shows here. Build
-// such things at first use (internal/lazyre, sync.OnceValue).
+// such things at first use (sync.OnceValue).
 func TestStartupAllocatesLittle(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "version")
 	cmd.Env = append(os.Environ(), cliHelperEnv+"=1", "GODEBUG="+strings.Trim(os.Getenv("GODEBUG")+",inittrace=1", ","))

@@ -2,9 +2,9 @@ package labs
 
 import (
 	"errors"
+	"regexp"
 	"strings"
-
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
+	"sync"
 )
 
 // Exercise is one parsed .exercise file: a goal, hints, setup commands and
@@ -56,7 +56,7 @@ func (e *Exercise) Name() string {
 }
 
 // sectionLine matches a section header such as "setup:".
-var sectionLine = lazyre.New(`^([a-z]+):$`)
+var sectionLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z]+):$`) })
 
 // ParseExercise parses the text of an exercise file. name is the file's path
 // (used in messages, and for the ID and slug as in ParseLab). Every problem

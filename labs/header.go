@@ -1,14 +1,14 @@
 package labs
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
+	"sync"
 )
 
 // headerLine matches "# key: value" with a lower-case key.
-var headerLine = lazyre.New(`^#\s*([a-z][a-z0-9-]*):(?:\s+(.*))?$`)
+var headerLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s*([a-z][a-z0-9-]*):(?:\s+(.*))?$`) })
 
 // parseHeaderLine splits a "# key: value" line. ok is false for any other
 // line.

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
+	"sync"
 )
 
 // Lab is one parsed .lab file: a header, then blocks of a command and its
@@ -74,7 +74,7 @@ func (b *Block) Diff(output string) string {
 
 // fileNameRe is the shape of lab, exercise and chapter-directory names:
 // a two-digit number, a dash and a lower-case slug.
-var fileNameRe = lazyre.New(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`)
+var fileNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`) })
 
 // splitNumbered splits "05-replication" into 5 and "replication".
 func splitNumbered(name string) (int, string, bool) {

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // Messages translate the fixed texts that step mode, the exercise checker
@@ -32,7 +31,7 @@ type Messages struct {
 }
 
 // verbRe matches the fmt verbs a message may hold.
-var verbRe = lazyre.New(`%[-+# 0-9.*]*[a-zA-Z%]`)
+var verbRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`) })
 
 // ParseMessages reads a messages file. Every translation must use the same
 // fmt verbs as its English string, in the same order.

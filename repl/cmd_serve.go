@@ -8,15 +8,16 @@ import (
 	"io"
 	"math"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 var serveCommand = &Command{
@@ -226,7 +227,7 @@ func runServeStatus(s *Session, w io.Writer, a *Args) error {
 }
 
 // addrWord is a first word of remote that names the server: HOST:PORT.
-var addrWord = lazyre.New(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]+$`)
+var addrWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]+$`) })
 
 // splitRemote separates remote's optional ADDR from the request text.
 func splitRemote(raw string) (addr, request string) {

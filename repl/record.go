@@ -6,12 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -76,7 +77,7 @@ func (r *recording) trim(steps int) {
 }
 
 // ansi matches the SGR colour sequences style writes.
-var ansi = lazyre.New("\x1b\\[[0-9;]*m")
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 // labOutput is output as a lab compares it: no colour, no trailing
 // spaces, no trailing blank lines.

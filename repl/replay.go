@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // rewinder rebuilds the world a branch's steps lead to, on a fresh
@@ -279,7 +280,7 @@ func liveBranches(s *Session) []string {
 	return out
 }
 
-var branchName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
+var branchName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`) })
 
 // forked is the result of fork and fork switch.
 type forked struct {

@@ -35,11 +35,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -90,9 +91,11 @@ func (q *Question) ModelAnswer() string {
 }
 
 var (
-	idRe     = lazyre.New(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	keyRe    = lazyre.New(`^(question|ask|answer|explain|choice [a-z]|wrong [^:]+):(?:\s+(.*))?$`)
-	headerRe = lazyre.New(`^#\s*([a-z]+):\s*(.*)$`)
+	idRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`) })
+	keyRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(question|ask|answer|explain|choice [a-z]|wrong [^:]+):(?:\s+(.*))?$`)
+	})
+	headerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#\s*([a-z]+):\s*(.*)$`) })
 )
 
 // Parse reads a quiz file. name is used in messages ("NAME:LINE: ...").

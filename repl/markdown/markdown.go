@@ -17,10 +17,10 @@ package markdown
 import (
 	"bufio"
 	"io"
+	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
-
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // Options configure Render.
@@ -53,11 +53,13 @@ type renderer struct {
 }
 
 var (
-	headingRe = lazyre.New(`^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$`)
-	ruleRe    = lazyre.New(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	itemRe    = lazyre.New(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
-	fenceRe   = lazyre.New("^(\\s*)(`{3,}|~{3,})\\s*([^`]*)$")
-	tableSep  = lazyre.New(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+	headingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$`) })
+	ruleRe    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	})
+	itemRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`) })
+	fenceRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(\\s*)(`{3,}|~{3,})\\s*([^`]*)$") })
+	tableSep = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`) })
 )
 
 // Render writes src, a Markdown document, to w for a terminal.
@@ -421,6 +423,6 @@ func (r *renderer) wrap(text, first, rest string) {
 	r.w.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 }
 
-var ansiRe = lazyre.New("\x1b\\[[0-9;]*m")
+var ansiRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 func visibleWidth(s string) int { return displayWidth(ansiRe().ReplaceAllString(s, "")) }

@@ -2,14 +2,14 @@ package markdown
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/minikafka-lab/minikafka/internal/lazyre"
+	"sync"
 )
 
 // sectionRe matches a chapter's section headings (## ...).
-var sectionRe = lazyre.New(`^## +(.+)$`)
+var sectionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^## +(.+)$`) })
 
 // Section is the chapter's title and one of its ## sections: by number
 // (1 is the first ## heading) or by a word of its heading.
