@@ -56,7 +56,7 @@ const (
 	// rest; settleRecheck is the longest wait between two checks (a poke
 	// ends it sooner).
 	settleCalm    = 2
-	settleRecheck = time.Millisecond
+	settleRecheck = 250 * time.Microsecond
 	// settleIdle is the longest wait for a poke while something is still
 	// moving (a poke normally comes first).
 	settleIdle = 5 * time.Millisecond
@@ -97,14 +97,15 @@ func (s *Session) settleKafka() {
 	for {
 		now := time.Now()
 		ok := s.quiet(k, kc)
+		unread := false // only an acks=0 produce not yet served keeps it moving
 		if ok && k != nil {
 			switch n := k.unreadNoAnswer(); {
 			case n <= 0:
 				unreadSince = time.Time{}
 			case unreadSince.IsZero():
-				unreadSince, ok = now, false
+				unreadSince, ok, unread = now, false, true
 			case now.Sub(unreadSince) < noAnswerGrace:
-				ok = false
+				ok, unread = false, true
 			default:
 				k.lostNoAnswer += n // never to be read
 				unreadSince = time.Time{}
@@ -121,7 +122,9 @@ func (s *Session) settleKafka() {
 		if !now.Before(deadline) {
 			return
 		}
-		if ok {
+		if ok || unread {
+			// The listener's count of served acks=0 produces moves
+			// after its poke: look again soon.
 			wake.wait(settleRecheck)
 		} else {
 			wake.wait(settleIdle)
