@@ -442,8 +442,8 @@ func kafkaErr(code int16) error {
 // kclientHeartbeat is how often a kclient member heartbeats. A member
 // learns that its group is rebalancing (another member joined or left)
 // only from a heartbeat's answer, so this is how long a join or a leave
-// waits for the others, half of it on average (Kafka's clients: 3 s). At
-// trace=all every heartbeat is a line: fifty a second per member.
+// waits for the others, half of it on average. At trace=all every
+// heartbeat is a line: fifty a second per member.
 const kclientHeartbeat = 20 * time.Millisecond
 
 // groupSettled waits until every kclient member of group has been given its
