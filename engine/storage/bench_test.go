@@ -81,6 +81,34 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendRolls: appends of 512-record batches (100-byte values)
+// into 64 KiB segments, so that every append rolls: the roll's fsync of
+// the old log file, its index file and the new segment's creation.
+func BenchmarkAppendRolls(b *testing.B) {
+	o := DefaultOptions()
+	o.SegmentBytes = 64 << 10
+	if *benchNoFsync {
+		o.FS = vfs.NoSync(vfs.OS)
+	}
+	l, _, err := Open(b.TempDir(), o, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Crash(true)
+	batch := benchBatch(512)
+	b.SetBytes(int64(batch.EncodedSize()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, info, err := l.Append(batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i > 0 && !info.Rolled {
+			b.Fatal("an append did not roll")
+		}
+	}
+}
+
 // BenchmarkFetchSinglePass reads a 200k-record log in one Fetch call.
 func BenchmarkFetchSinglePass(b *testing.B) {
 	const records = 200_000

@@ -41,8 +41,11 @@
 // The index is derived data. It is kept in memory and written to its file
 // (fsynced) on Flush and Close, and by truncation and compaction; a new
 // segment's index file is created by the first of these. A roll fsyncs the
-// old segment's log file only, which keeps file creations out of the
-// append path. After a crash, a missing or stale index file is simply
+// old segment's log file and writes its index file without an fsync (as
+// Kafka trims a rolled segment's index and leaves its flush to a later
+// task): the next Flush fsyncs it, or Close with every other changed
+// file, so a close creates no index file for a rolled segment and the
+// append path pays no second fsync per roll. After a crash, a missing or stale index file is simply
 // rebuilt (like Kafka's indexes beyond the recovery point). Open rebuilds every index from the log while
 // scanning and rewrites a file only when it differs; after a clean shutdown
 // it reuses the closed segments' files, checked by the validating open
@@ -157,7 +160,8 @@
 // and inside Compact. Crash(false) truncates every segment back to its
 // flushed length and deletes the segments whose creation was never made
 // durable by a directory fsync; index entries beyond the flushed length go
-// with them. Bytes found on disk at Open count as flushed. Open creates a
+// with them, and an index file written since its last fsync (a rolled
+// segment's) is emptied. Bytes found on disk at Open count as flushed. Open creates a
 // missing log directory durably (the parent directory is fsynced), so on a
 // vfs.Mem, Crash(true) followed by the file system's own Mem.Crash leaves
 // the same records as Crash(false).
