@@ -59,8 +59,8 @@
 // fsynced. All integers big-endian:
 //
 //	 0   4  magic "MKCS"
-//	 4   2  u16 version (2; Open also reads version 1, which ends after
-//	         the segments)
+//	 4   2  u16 version (3; Open also reads version 1, which ends after
+//	         the segments, and 2, which ends after the state)
 //	 6   2  u16 reserved (0)
 //	 8   4  i32 max leader epoch over all batches (-1 none)
 //	12   4  u32 segment count N
@@ -75,6 +75,8 @@
 //	      L  the state (SetShutdownState; the engine keeps the partition's
 //	         producer state and transaction index there), handed back by
 //	         TakeShutdownState after an Open that trusted the marker
+//	then  4  u32 CRC-32/IEEE of the active segment's index file as Close
+//	         left it (version 3)
 //	end-4 4  u32 CRC-32/IEEE of every byte before it
 //
 // Open trusts the marker only if it parses, its CRC matches, it lists
@@ -83,7 +85,10 @@
 // with the recorded number of entries. Then the closed segments are taken
 // from the marker without reading their bytes; the active segment is still
 // scanned (it is small, and this catches damage done to it after the
-// close). Anything else means a full scan. Open deletes the marker, so a
+// close). Its index file is not read when the scan gives the entries the
+// marker recorded (their count and the file's CRC) and the file has their
+// size: it would compare equal (a deleted or cut file is rewritten and
+// counted as rebuilt, as before). Anything else means a full scan. Open deletes the marker, so a
 // crash after Open forces a full scan next time; the deletion is made
 // durable by the log's next directory fsync, which always comes before a
 // change to the segments becomes durable.

@@ -172,6 +172,8 @@ func (l *Log) marker() marker {
 			maxEpoch: s.maxEpoch, indexEntries: uint32(len(s.index.entries)),
 		})
 	}
+	act := l.active()
+	m.activeIndexCRC, m.hasActiveIndexCRC = indexCRC(act.base, act.index.entries), true
 	return m
 }
 
