@@ -52,19 +52,28 @@ func benchLog(b *testing.B, dir string, records, batch int) *Log {
 	return l
 }
 
+// benchAppendLog opens an empty log for the append benchmarks, on the
+// real file system (without fsyncs under -nofsync).
+func benchAppendLog(b *testing.B, segmentBytes int64) *Log {
+	b.Helper()
+	o := DefaultOptions()
+	o.SegmentBytes = segmentBytes
+	if *benchNoFsync {
+		o.FS = vfs.NoSync(vfs.OS)
+	}
+	l, _, err := Open(b.TempDir(), o, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
 // BenchmarkAppend: leader appends of 1-record and 512-record batches with
 // 100-byte values into 1 MiB segments (rolls and their fsyncs included).
 func BenchmarkAppend(b *testing.B) {
 	for _, n := range []int{1, 512} {
 		b.Run(fmt.Sprintf("b%d", n), func(b *testing.B) {
-			o := DefaultOptions()
-			if *benchNoFsync {
-				o.FS = vfs.NoSync(vfs.OS)
-			}
-			l, _, err := Open(b.TempDir(), o, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
+			l := benchAppendLog(b, DefaultSegmentBytes)
 			defer l.Crash(true)
 			batch := benchBatch(n)
 			b.SetBytes(int64(batch.EncodedSize()))
@@ -85,15 +94,7 @@ func BenchmarkAppend(b *testing.B) {
 // into 64 KiB segments, so that every append rolls: the roll's fsync of
 // the old log file, its index file and the new segment's creation.
 func BenchmarkAppendRolls(b *testing.B) {
-	o := DefaultOptions()
-	o.SegmentBytes = 64 << 10
-	if *benchNoFsync {
-		o.FS = vfs.NoSync(vfs.OS)
-	}
-	l, _, err := Open(b.TempDir(), o, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := benchAppendLog(b, 64<<10)
 	defer l.Crash(true)
 	batch := benchBatch(512)
 	b.SetBytes(int64(batch.EncodedSize()))
