@@ -33,6 +33,7 @@ func TestWorkloadsTiny(t *testing.T) {
 		"go.replicate.b512.follower_MBps", "go.produce.cluster.b512.records_per_s",
 		"go.produce.log.b512.records_per_s", "go.produce.cluster_over_log.b512.time_ratio",
 		"go.restart.p4.create_s", "go.restart.p4.close_s", "go.restart.p4.open_s", "go.restart.p4.restart_s",
+		"go.restart.p4.first_close_s", "go.restart.p4.first_open_s",
 		"go.producer.b512.records_per_s", "go.producer.client_over_log.b512.time_ratio", "go.producer.b512.alloc_bytes_per_record",
 		"go.group_join.m1000.seconds", "go.group_join.m1000.joins_per_s",
 		"go.read_committed.t3000.fetch100_s", "go.read_uncommitted.t3000.fetch100_s", "go.read_committed_over_plain.t3000.fetch100.time_ratio",
