@@ -39,3 +39,19 @@ func TestFutureIDsFollowTheirBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsToFill: the room a queue is given is the number of records
+// of one size that reach batch.size, at most maxQueueHint.
+func TestRecordsToFill(t *testing.T) {
+	for _, c := range []struct {
+		batchSize, size int64
+		want            int
+	}{
+		{512 * 139, 139, 512}, {512*139 + 1, 139, 513}, {68, 40, 2}, {1, 40, 1}, {40, 40, 1},
+		{1 << 62, 39, maxQueueHint}, {1<<63 - 1, 39, maxQueueHint},
+	} {
+		if got := recordsToFill(c.batchSize, c.size); got != c.want {
+			t.Errorf("recordsToFill(%d, %d) = %d, want %d", c.batchSize, c.size, got, c.want)
+		}
+	}
+}

@@ -266,8 +266,7 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 	tp := topic.Partition{Topic: topicName, Partition: partition}
 	q := p.acc.current(tp)
 	if q == nil {
-		// Room for a batch.size of records like this one.
-		q = p.acc.queue(tp, p.env.Clock.NowMs(), p.opts.Name, int(p.opts.BatchSize/size)+1, &p.spare, &p.spareFutures)
+		q = p.acc.queue(tp, p.env.Clock.NowMs(), p.opts.Name, recordsToFill(p.opts.BatchSize, size), &p.spare, &p.spareFutures)
 	}
 	f := p.slab.next(p.env.IDs.Next(), q.fb, r.TimestampMs)
 	full := p.acc.add(q, r, f, size)
@@ -278,6 +277,17 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 		p.part.Appended(topicName, count, partition, size, p.opts.BatchSize, full)
 	}
 	return f, nil
+}
+
+// recordsToFill is how many records of size estimated bytes reach
+// batchSize: the room a new queue is given (a batch of such records
+// flushes with exactly that many, and its ids then fill their allocation).
+func recordsToFill(batchSize, size int64) int {
+	n := batchSize / size
+	if batchSize%size != 0 {
+		n++
+	}
+	return int(min(n, maxQueueHint))
 }
 
 // RunDueFlushes flushes every partition whose oldest record has waited
