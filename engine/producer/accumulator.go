@@ -67,9 +67,15 @@ func NewAccumulator(batchSize, lingerMs, maxBufferBytes int64) (*Accumulator, er
 // buffer.memory (exactly buffer.memory is allowed).
 func (a *Accumulator) CheckRoom(size int64) error {
 	if a.total+size > a.maxBuffer {
-		return kerr.New(kerr.ProducerBufferFull, "producer accumulator is full: %d + %d bytes > buffer.memory=%d", a.total, size, a.maxBuffer)
+		return a.full(size)
 	}
 	return nil
+}
+
+// full is CheckRoom's error, out of line so that CheckRoom is inlined
+// into every send.
+func (a *Accumulator) full(size int64) error {
+	return kerr.New(kerr.ProducerBufferFull, "producer accumulator is full: %d + %d bytes > buffer.memory=%d", a.total, size, a.maxBuffer)
 }
 
 // queue returns tp's queue, making it (enqueued first at now) when tp has

@@ -508,7 +508,10 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 	}
 	open := false
 	for _, f := range futs {
-		open = open || !f.Settled()
+		if !f.Settled() {
+			open = true
+			break
+		}
 	}
 	if !open {
 		// A producer crash already cancelled them.
@@ -541,12 +544,10 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 		}
 		p.env.Events.Emit(ev)
 		fb.baseOffset, fb.offsetsKnown = res.BaseOffset, res.OffsetsKnown
-		keyless := false
-		for i, f := range futs {
-			keyless = keyless || s.batch.Records[i].Key == nil
+		for _, f := range futs {
 			f.settle(replication.Done)
 		}
-		if keyless {
+		if slices.ContainsFunc(s.batch.Records, func(r record.Record) bool { return r.Key == nil }) {
 			p.part.OnBatchClosed(s.tp.Topic, s.count, s.tp.Partition)
 		}
 	default:
