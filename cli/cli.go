@@ -10,9 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -61,8 +61,8 @@ func (env *Env) say(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
 		shift := 0
-		line = suggestion.ReplaceAllStringFunc(line, func(m string) string {
-			sub := suggestion.FindStringSubmatch(m)
+		line = suggestion().ReplaceAllStringFunc(line, func(m string) string {
+			sub := suggestion().FindStringSubmatch(m)
 			if sub[3] == ":" { // an error's prefix
 				return m
 			}
@@ -98,7 +98,7 @@ func realign(line string, shift int) string {
 }
 
 // suggestion matches "minikafka WORD" at the start of a command line.
-var suggestion = regexp.MustCompile("(^|[\\s`(])minikafka ([a-z-]+|\\[)(:?)")
+var suggestion = lazyre.New("(^|[\\s`(])minikafka ([a-z-]+|\\[)(:?)")
 
 // progName is how the learner runs the program, judged from argv[0]:
 // `go run .` builds into a temporary go-build directory; otherwise the

@@ -2,8 +2,9 @@ package labs
 
 import (
 	"errors"
-	"regexp"
 	"strings"
+
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // Exercise is one parsed .exercise file: a goal, hints, setup commands and
@@ -55,7 +56,7 @@ func (e *Exercise) Name() string {
 }
 
 // sectionLine matches a section header such as "setup:".
-var sectionLine = regexp.MustCompile(`^([a-z]+):$`)
+var sectionLine = lazyre.New(`^([a-z]+):$`)
 
 // ParseExercise parses the text of an exercise file. name is the file's path
 // (used in messages, and for the ID and slug as in ParseLab). Every problem
@@ -121,7 +122,7 @@ func ParseExercise(name string, src []byte) (*Exercise, error) {
 			continue // an author's comment
 		}
 		last = nil
-		if m := sectionLine.FindStringSubmatch(line); m != nil {
+		if m := sectionLine().FindStringSubmatch(line); m != nil {
 			switch {
 			case m[1] == "setup" && section == "" && seen["setup:"] == 0:
 				section = "setup"

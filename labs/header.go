@@ -1,18 +1,19 @@
 package labs
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // headerLine matches "# key: value" with a lower-case key.
-var headerLine = regexp.MustCompile(`^#\s*([a-z][a-z0-9-]*):(?:\s+(.*))?$`)
+var headerLine = lazyre.New(`^#\s*([a-z][a-z0-9-]*):(?:\s+(.*))?$`)
 
 // parseHeaderLine splits a "# key: value" line. ok is false for any other
 // line.
 func parseHeaderLine(line string) (key, value string, ok bool) {
-	m := headerLine.FindStringSubmatch(trimRight(line))
+	m := headerLine().FindStringSubmatch(trimRight(line))
 	if m == nil {
 		return "", "", false
 	}

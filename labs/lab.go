@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // Lab is one parsed .lab file: a header, then blocks of a command and its
@@ -73,11 +74,11 @@ func (b *Block) Diff(output string) string {
 
 // fileNameRe is the shape of lab, exercise and chapter-directory names:
 // a two-digit number, a dash and a lower-case slug.
-var fileNameRe = regexp.MustCompile(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`)
+var fileNameRe = lazyre.New(`^([0-9]{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$`)
 
 // splitNumbered splits "05-replication" into 5 and "replication".
 func splitNumbered(name string) (int, string, bool) {
-	m := fileNameRe.FindStringSubmatch(name)
+	m := fileNameRe().FindStringSubmatch(name)
 	if m == nil {
 		return 0, "", false
 	}

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // Messages translate the fixed texts that step mode, the exercise checker
@@ -31,7 +32,7 @@ type Messages struct {
 }
 
 // verbRe matches the fmt verbs a message may hold.
-var verbRe = regexp.MustCompile(`%[-+# 0-9.*]*[a-zA-Z%]`)
+var verbRe = lazyre.New(`%[-+# 0-9.*]*[a-zA-Z%]`)
 
 // ParseMessages reads a messages file. Every translation must use the same
 // fmt verbs as its English string, in the same order.
@@ -51,7 +52,7 @@ func ParseMessages(name string, lang Language, src []byte) (*Messages, error) {
 				return nil, errorAt(name, n, "a translation without an English line above it")
 			}
 			tr := strings.TrimPrefix(line, "= ")
-			if a, b := verbRe.FindAllString(key, -1), verbRe.FindAllString(tr, -1); !slices.Equal(a, b) {
+			if a, b := verbRe().FindAllString(key, -1), verbRe().FindAllString(tr, -1); !slices.Equal(a, b) {
 				return nil, errorAt(name, n, "the translation has the verbs %v, the English %v: they must match, in order", b, a)
 			}
 			if _, dup := m.text[key]; dup {

@@ -7,12 +7,12 @@ import (
 )
 
 var checkCommand = &Command{
-	Name:    "check",
-	Args:    "SUBJECT QUANTITY [TP] [key=K] [offset=N] [isolation=read_committed] OP VALUE",
-	Summary: "assert a quantity of the cluster: prints ok, or fails with expected and actual",
-	Detail:  checkDetail(),
-	Chapter: 1,
-	Group:   "Views and checks",
+	Name:       "check",
+	Args:       "SUBJECT QUANTITY [TP] [key=K] [offset=N] [isolation=read_committed] OP VALUE",
+	Summary:    "assert a quantity of the cluster: prints ok, or fails with expected and actual",
+	MoreDetail: checkDetail,
+	Chapter:    1,
+	Group:      "Views and checks",
 
 	Positional: []Param{{Name: "EXPR", Optional: true, Rest: true}},
 	Keys: []Param{

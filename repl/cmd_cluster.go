@@ -39,9 +39,10 @@ the rules. A fresh cluster open starts a history undo can rewind; one with
 dir= reaches outside the session (a directory it did not make), so it
 cannot be undone, and undo and fork cannot go back past it.
 
-` + configNamesDetail(),
-			Keys: append([]Param{{Name: "dir"}, {Name: "brokers"}}, configKeyParams()...),
-			Run:  runClusterOpen,
+`,
+			MoreDetail: configNamesDetail,
+			Keys:       append([]Param{{Name: "dir"}, {Name: "brokers"}}, configKeyParams()...),
+			Run:        runClusterOpen,
 		},
 		{
 			Name:    "close",
@@ -101,9 +102,10 @@ segment.bytes and index.interval.bytes are read when logs are opened:
 they apply after cluster restart. Every value is checked before any is
 changed.
 
-` + configNamesDetail(),
-			Keys: configKeyParams(),
-			Run:  runConfigSet,
+`,
+			MoreDetail: configNamesDetail,
+			Keys:       configKeyParams(),
+			Run:        runConfigSet,
 		},
 	},
 }

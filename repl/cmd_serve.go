@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"github.com/minikafka-lab/minikafka/adapters/jsontcp"
 	"github.com/minikafka-lab/minikafka/engine"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 var serveCommand = &Command{
@@ -226,7 +226,7 @@ func runServeStatus(s *Session, w io.Writer, a *Args) error {
 }
 
 // addrWord is a first word of remote that names the server: HOST:PORT.
-var addrWord = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]+$`)
+var addrWord = lazyre.New(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]+$`)
 
 // splitRemote separates remote's optional ADDR from the request text.
 func splitRemote(raw string) (addr, request string) {
@@ -234,7 +234,7 @@ func splitRemote(raw string) (addr, request string) {
 	if i := strings.IndexAny(raw, " \t"); i >= 0 {
 		first, rest = raw[:i], strings.TrimLeft(raw[i:], " \t")
 	}
-	if addrWord.MatchString(first) {
+	if addrWord().MatchString(first) {
 		return first, rest
 	}
 	return "", raw

@@ -15,8 +15,12 @@ type Command struct {
 	Args    string // synopsis after the name: "TOPIC [key=K] ..."
 	Summary string // one line for the help list
 	Detail  string // paragraphs for `help NAME`
-	Chapter int    // the chapter that teaches it (0: the tool itself)
-	Group   string // help section; subcommands inherit their parent's
+	// MoreDetail, when set, returns paragraphs built from a table (the
+	// config names, the check quantities) that `help NAME` shows after
+	// Detail. They are built when help asks, not when the program starts.
+	MoreDetail func() string
+	Chapter    int    // the chapter that teaches it (0: the tool itself)
+	Group      string // help section; subcommands inherit their parent's
 
 	Positional []Param // positional arguments in order
 	Keys       []Param // key=value names
@@ -55,6 +59,14 @@ type Param struct {
 	// Values lists the completions for the argument or key value: fixed
 	// choices or live names from the session. Nil means no completion.
 	Values func(s *Session) []string
+}
+
+// detail is the command's help paragraphs: Detail, then MoreDetail's.
+func (c *Command) detail() string {
+	if c.MoreDetail == nil {
+		return c.Detail
+	}
+	return c.Detail + c.MoreDetail()
 }
 
 // FullName is "broker crash" for a subcommand, "produce" for a verb.

@@ -87,7 +87,7 @@ type helpTopic struct {
 }
 
 func newHelpTopic(c *Command) helpTopic {
-	t := helpTopic{Name: c.FullName(), Summary: c.Summary, Detail: c.Detail, Chapter: c.ChapterNumber()}
+	t := helpTopic{Name: c.FullName(), Summary: c.Summary, Detail: c.detail(), Chapter: c.ChapterNumber()}
 	if c.Run != nil {
 		t.Usage = append(t.Usage, c.Synopsis())
 	}
@@ -204,7 +204,7 @@ func WriteCommandsMarkdown(w io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(&b, "\n### %s\n\n%s.\n", c.Name, capitalize(c.Summary))
-			if d := strings.TrimSpace(c.Detail); d != "" {
+			if d := strings.TrimSpace(c.detail()); d != "" {
 				fmt.Fprintf(&b, "\n%s\n", d)
 			}
 			if c.Run != nil {
@@ -224,7 +224,7 @@ func WriteCommandsMarkdown(w io.Writer) error {
 
 func writeCommandMarkdown(b *strings.Builder, level string, c *Command) {
 	fmt.Fprintf(b, "\n%s %s\n\n```\n%s\n```\n\n%s.\n", level, c.FullName(), c.Synopsis(), capitalize(c.Summary))
-	if d := strings.TrimSpace(c.Detail); d != "" {
+	if d := strings.TrimSpace(c.detail()); d != "" {
 		fmt.Fprintf(b, "\n%s\n", d)
 	}
 	if c.parent == nil || c.Chapter != 0 {

@@ -142,7 +142,7 @@ func TestPictureWidensCells(t *testing.T) {
 func TestPictureKeepsACrashedBrokersCells(t *testing.T) {
 	s := newTestSession(t, Options{Color: true})
 	runLines(t, s, "topic create e partitions=1 rf=2", "produce e value=a acks=1", "replicate", "produce e value=b acks=1", "broker crash 1")
-	got := ansi.ReplaceAllString(runLines(t, s, "show e-0"), "")
+	got := ansi().ReplaceAllString(runLines(t, s, "show e-0"), "")
 	if !strings.Contains(got, "b1*  ¦ a      ¦ b      ¦  LEO=2, crashed (last known log)") {
 		t.Errorf("the crashed leader's cells:\n%s", got)
 	}
@@ -150,7 +150,7 @@ func TestPictureKeepsACrashedBrokersCells(t *testing.T) {
 		t.Errorf("not dimmed:\n%q", raw)
 	}
 	runLines(t, s, "promote e-0 2", "broker restart 1", "replicate")
-	got = ansi.ReplaceAllString(runLines(t, s, "show e-0"), "")
+	got = ansi().ReplaceAllString(runLines(t, s, "show e-0"), "")
 	if strings.Contains(got, "¦") || strings.Contains(got, " b ") {
 		t.Errorf("after the restart the row is live again (b was truncated):\n%s", got)
 	}

@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -76,12 +76,12 @@ func (r *recording) trim(steps int) {
 }
 
 // ansi matches the SGR colour sequences style writes.
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var ansi = lazyre.New("\x1b\\[[0-9;]*m")
 
 // labOutput is output as a lab compares it: no colour, no trailing
 // spaces, no trailing blank lines.
 func labOutput(out string) []string {
-	out = ansi.ReplaceAllString(out, "")
+	out = ansi().ReplaceAllString(out, "")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t")

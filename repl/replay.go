@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // rewinder rebuilds the world a branch's steps lead to, on a fresh
@@ -279,7 +279,7 @@ func liveBranches(s *Session) []string {
 	return out
 }
 
-var branchName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
+var branchName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
 // forked is the result of fork and fork switch.
 type forked struct {
@@ -304,7 +304,7 @@ func runFork(s *Session, w io.Writer, a *Args) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
-	if !branchName.MatchString(name) || name == "list" || name == "switch" {
+	if !branchName().MatchString(name) || name == "list" || name == "switch" {
 		return a.usage("%q is not a branch name: letters, digits, '.', '_' and '-', not list or switch", name)
 	}
 	if s.branch(name) != nil {

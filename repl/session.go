@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -381,12 +381,12 @@ func (s *Session) run(w io.Writer, text string, cmd *Command, args *Args) error 
 
 // promptPrefix matches the REPL's prompt at the start of a pasted line:
 // "mk> " or "mk[1500ms]> ".
-var promptPrefix = regexp.MustCompile(`^\s*mk(\[[0-9]+ms\])?> ?`)
+var promptPrefix = lazyre.New(`^\s*mk(\[[0-9]+ms\])?> ?`)
 
 // stripPrompt drops a prompt pasted with a command, so that a line copied
 // from a chapter's transcript ("mk> produce orders value=a") runs.
 func stripPrompt(line string) string {
-	if loc := promptPrefix.FindStringIndex(line); loc != nil {
+	if loc := promptPrefix().FindStringIndex(line); loc != nil {
 		return line[loc[1]:]
 	}
 	return line

@@ -218,8 +218,13 @@ func TestMemCrashModel(t *testing.T) {
 				if err != nil {
 					rt.Fatalf("rename %s: %v", p, err)
 				}
-				delete(model.cur[d], name)
-				model.cur[d2][name2] = id
+				// Two names of one file (a crash under one directory after
+				// an unsynced rename out of it leaves the file in both):
+				// rename does nothing, as rename(2) says.
+				if model.cur[d2][name2] != id {
+					delete(model.cur[d], name)
+					model.cur[d2][name2] = id
+				}
 			case "remove":
 				err := mem.Remove(p)
 				if exists != (err == nil) {
@@ -314,5 +319,34 @@ func TestMemCrashRevertsDirectoryEntries(t *testing.T) {
 	must(err)
 	if len(es) != 1 || es[0].Name() != "kept" {
 		t.Fatalf("after crash: %v", es)
+	}
+}
+
+// A crash under one directory after an unsynced rename out of it leaves one
+// file under two names; renaming one name onto the other then does nothing,
+// as rename(2) does for two links to one file (found by TestMemCrashModel).
+func TestRenameOntoAnotherNameOfTheSameFileDoesNothing(t *testing.T) {
+	m := NewMem()
+	for _, d := range []string{"d1", "d2"} {
+		if err := m.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.SyncDir(".")
+	if err := WriteFile(m, "d1/y", []byte("v"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.SyncAll() // the file and its name in d1 are durable
+	if err := m.Rename("d1/y", "d2/y"); err != nil {
+		t.Fatal(err)
+	}
+	m.CrashWith(CrashOptions{Under: "d1"})
+	if err := m.Rename("d1/y", "d2/y"); err != nil {
+		t.Fatalf("rename onto the same file: %v", err)
+	}
+	for _, p := range []string{"d1/y", "d2/y"} {
+		if data, err := m.ReadFile(p); err != nil || string(data) != "v" {
+			t.Fatalf("%s after the rename: %q, %v; want both names kept", p, data, err)
+		}
 	}
 }

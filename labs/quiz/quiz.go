@@ -35,11 +35,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 	"github.com/minikafka-lab/minikafka/labs"
 )
 
@@ -90,9 +90,9 @@ func (q *Question) ModelAnswer() string {
 }
 
 var (
-	idRe     = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
-	keyRe    = regexp.MustCompile(`^(question|ask|answer|explain|choice [a-z]|wrong [^:]+):(?:\s+(.*))?$`)
-	headerRe = regexp.MustCompile(`^#\s*([a-z]+):\s*(.*)$`)
+	idRe     = lazyre.New(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+	keyRe    = lazyre.New(`^(question|ask|answer|explain|choice [a-z]|wrong [^:]+):(?:\s+(.*))?$`)
+	headerRe = lazyre.New(`^#\s*([a-z]+):\s*(.*)$`)
 )
 
 // Parse reads a quiz file. name is used in messages ("NAME:LINE: ...").
@@ -124,7 +124,7 @@ func Parse(name string, chapter int, lang labs.Language, src []byte) (*Quiz, err
 			continue
 		case strings.HasPrefix(line, "#"):
 			more = nil
-			if m := headerRe.FindStringSubmatch(line); m != nil && q == nil {
+			if m := headerRe().FindStringSubmatch(line); m != nil && q == nil {
 				if m[1] != "title" {
 					return nil, fail(n, "unknown header %q (a quiz's header has a title)", m[1])
 				}
@@ -138,7 +138,7 @@ func Parse(name string, chapter int, lang labs.Language, src []byte) (*Quiz, err
 			more(strings.TrimSpace(line))
 			continue
 		}
-		m := keyRe.FindStringSubmatch(line)
+		m := keyRe().FindStringSubmatch(line)
 		if m == nil {
 			return nil, fail(n, "%q: expected question:, ask:, choice X:, answer:, explain: or wrong X:", line)
 		}
@@ -150,7 +150,7 @@ func Parse(name string, chapter int, lang labs.Language, src []byte) (*Quiz, err
 			if err := finish(); err != nil {
 				return nil, err
 			}
-			if !idRe.MatchString(value) {
+			if !idRe().MatchString(value) {
 				return nil, fail(n, "question id %q: use lower-case words joined by dashes", value)
 			}
 			for _, other := range z.Questions {

@@ -17,9 +17,10 @@ package markdown
 import (
 	"bufio"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // Options configure Render.
@@ -52,11 +53,11 @@ type renderer struct {
 }
 
 var (
-	headingRe = regexp.MustCompile(`^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$`)
-	ruleRe    = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	itemRe    = regexp.MustCompile(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
-	fenceRe   = regexp.MustCompile("^(\\s*)(`{3,}|~{3,})\\s*([^`]*)$")
-	tableSep  = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+	headingRe = lazyre.New(`^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$`)
+	ruleRe    = lazyre.New(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	itemRe    = lazyre.New(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
+	fenceRe   = lazyre.New("^(\\s*)(`{3,}|~{3,})\\s*([^`]*)$")
+	tableSep  = lazyre.New(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 )
 
 // Render writes src, a Markdown document, to w for a terminal.
@@ -99,17 +100,17 @@ func (r *renderer) block() {
 			r.i++
 		}
 		r.i++
-	case fenceRe.MatchString(line):
+	case fenceRe().MatchString(line):
 		r.code()
-	case headingRe.MatchString(line):
+	case headingRe().MatchString(line):
 		r.heading()
-	case ruleRe.MatchString(line):
+	case ruleRe().MatchString(line):
 		r.i++
 		r.startBlock()
 		r.w.WriteString(r.style(strings.Repeat(r.pick("─", "-"), min(r.opt.Width, 40)), ansiDim) + "\n")
-	case strings.Contains(line, "|") && r.i+1 < len(r.lines) && tableSep.MatchString(r.lines[r.i+1]) && strings.Contains(r.lines[r.i+1], "|"):
+	case strings.Contains(line, "|") && r.i+1 < len(r.lines) && tableSep().MatchString(r.lines[r.i+1]) && strings.Contains(r.lines[r.i+1], "|"):
 		r.table()
-	case itemRe.MatchString(line):
+	case itemRe().MatchString(line):
 		r.list()
 	case strings.HasPrefix(trimmed, ">"):
 		r.quote()
@@ -126,7 +127,7 @@ func (r *renderer) pick(color, plain string) string {
 }
 
 func (r *renderer) heading() {
-	m := headingRe.FindStringSubmatch(r.lines[r.i])
+	m := headingRe().FindStringSubmatch(r.lines[r.i])
 	r.i++
 	level, text := len(m[1]), m[2]
 	r.startBlock()
@@ -146,7 +147,7 @@ func (r *renderer) heading() {
 // code renders a fenced block, indented by four spaces; in a ```mk block the
 // `mk> ` command lines are highlighted.
 func (r *renderer) code() {
-	m := fenceRe.FindStringSubmatch(r.lines[r.i])
+	m := fenceRe().FindStringSubmatch(r.lines[r.i])
 	indent, marker, info := len(m[1]), m[2], strings.Fields(m[3])
 	r.i++
 	mk := len(info) > 0 && info[0] == "mk"
@@ -192,15 +193,15 @@ func (r *renderer) paragraph() {
 // startsBlock reports whether line interrupts a paragraph.
 func (r *renderer) startsBlock(line string) bool {
 	t := strings.TrimSpace(line)
-	return fenceRe.MatchString(line) || headingRe.MatchString(line) || itemRe.MatchString(line) ||
-		strings.HasPrefix(t, ">") || ruleRe.MatchString(line) || strings.HasPrefix(t, "|")
+	return fenceRe().MatchString(line) || headingRe().MatchString(line) || itemRe().MatchString(line) ||
+		strings.HasPrefix(t, ">") || ruleRe().MatchString(line) || strings.HasPrefix(t, "|")
 }
 
 // list renders consecutive items; continuation lines join their item.
 func (r *renderer) list() {
 	r.startBlock()
 	for r.i < len(r.lines) {
-		m := itemRe.FindStringSubmatch(r.lines[r.i])
+		m := itemRe().FindStringSubmatch(r.lines[r.i])
 		if m == nil {
 			return
 		}
@@ -210,7 +211,7 @@ func (r *renderer) list() {
 		for r.i < len(r.lines) {
 			next := r.lines[r.i]
 			t := strings.TrimSpace(next)
-			if t == "" || itemRe.MatchString(next) || fenceRe.MatchString(next) || headingRe.MatchString(next) || !strings.HasPrefix(next, " ") && r.startsBlock(next) {
+			if t == "" || itemRe().MatchString(next) || fenceRe().MatchString(next) || headingRe().MatchString(next) || !strings.HasPrefix(next, " ") && r.startsBlock(next) {
 				break
 			}
 			text = append(text, t)
@@ -225,7 +226,7 @@ func (r *renderer) list() {
 		rest := indent + "  " + strings.Repeat(" ", utf8.RuneCountInString(bullet)+1)
 		r.wrap(joinLines(text), first, rest)
 		// A blank line between items of the same list does not end it.
-		if r.i+1 < len(r.lines) && strings.TrimSpace(r.lines[r.i]) == "" && itemRe.MatchString(r.lines[r.i+1]) {
+		if r.i+1 < len(r.lines) && strings.TrimSpace(r.lines[r.i]) == "" && itemRe().MatchString(r.lines[r.i+1]) {
 			r.i++
 		}
 	}
@@ -420,6 +421,6 @@ func (r *renderer) wrap(text, first, rest string) {
 	r.w.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 }
 
-var ansiRe = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var ansiRe = lazyre.New("\x1b\\[[0-9;]*m")
 
-func visibleWidth(s string) int { return displayWidth(ansiRe.ReplaceAllString(s, "")) }
+func visibleWidth(s string) int { return displayWidth(ansiRe().ReplaceAllString(s, "")) }

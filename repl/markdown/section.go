@@ -2,13 +2,14 @@ package markdown
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/minikafka-lab/minikafka/internal/lazyre"
 )
 
 // sectionRe matches a chapter's section headings (## ...).
-var sectionRe = regexp.MustCompile(`^## +(.+)$`)
+var sectionRe = lazyre.New(`^## +(.+)$`)
 
 // Section is the chapter's title and one of its ## sections: by number
 // (1 is the first ## heading) or by a word of its heading.
@@ -31,7 +32,7 @@ func Section(src []byte, which string) ([]byte, error) {
 		if strings.HasPrefix(l, "# ") && title == "" {
 			title = l
 		}
-		if m := sectionRe.FindStringSubmatch(l); m != nil {
+		if m := sectionRe().FindStringSubmatch(l); m != nil {
 			if n := len(secs); n > 0 {
 				secs[n-1].to = i
 			}
