@@ -125,6 +125,8 @@ func (c *Cluster) PendingAcks() []*Ack {
 // producerPort is what producers see of the cluster.
 type producerPort struct{ c *Cluster }
 
+func (p producerPort) Writable() error { return p.c.guardFlush() }
+
 func (p producerPort) PartitionCount(topicName string) (int32, error) {
 	if err := p.c.guardFlush(); err != nil {
 		return 0, err

@@ -391,3 +391,84 @@ func slicesEqual(a, b []int32) bool {
 	}
 	return true
 }
+
+// futureIDs lists the ids of futs.
+func futureIDs(futs []*producer.Future) []int64 {
+	ids := make([]int64, len(futs))
+	for i, fu := range futs {
+		ids[i] = fu.ID()
+	}
+	return ids
+}
+
+// Pending futures are listed in send order wherever they wait (in the
+// accumulator, in a batch waiting for acks=all, in a retry), each is found
+// by its id, and a crash cancels every one of them.
+func TestPendingFuturesInSendOrder(t *testing.T) {
+	t.Parallel()
+	f := open(t, []int32{1, 2}, nil)
+	f.topic("t", 2, 2)
+	p := f.producer(func(o *producer.Options) { o.Acks, o.BatchSize, o.LingerMs = engine.AcksAll, 4096, 1000 })
+	a := f.send(p, "t", 1, rec("a"))
+	b := f.send(p, "t", 0, rec("b"))
+	c := f.send(p, "t", 1, rec("c"))
+	p.Flush() // t-0 [b] and t-1 [a c] wait for acks=all
+	d := f.send(p, "t", 0, rec("d"))
+	retried, err := p.Retry() // t-1 [a c] again: two new futures
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := futureIDs(append([]*producer.Future{a, b, c, d}, retried...))
+	wantInts(t, "pending futures", futureIDs(p.PendingFutures()), want)
+	var described []int64
+	for _, fs := range p.Describe().Pending {
+		described = append(described, fs.ID)
+	}
+	wantInts(t, "described pending futures", described, want)
+	for _, id := range want {
+		if fu, err := f.c.Future(id); err != nil || fu.ID() != id {
+			t.Fatalf("future #%d: %v", id, err)
+		}
+	}
+	p.Crash()
+	for _, fu := range append([]*producer.Future{a, b, c, d}, retried...) {
+		if fu.State() != engine.Cancelled {
+			t.Fatalf("future #%d is %v after a crash", fu.ID(), fu.State())
+		}
+	}
+	if n := len(p.PendingFutures()); n != 0 {
+		t.Fatalf("%d futures pending after a crash", n)
+	}
+}
+
+// A producer keeps the partition count of the topic it sends to: sending to
+// topics of different counts in turn checks each send's partition against
+// its own topic, an unknown topic is refused every time, a topic created
+// after the producer is found, and a closed cluster's producer is refused.
+func TestProducerChecksEachSendsTopic(t *testing.T) {
+	t.Parallel()
+	f := open(t, []int32{1}, nil)
+	f.topic("one", 1, 1)
+	f.topic("two", 2, 1)
+	p := f.producer(func(o *producer.Options) { o.BatchSize = 1 })
+	for range 2 {
+		_, err := p.Send("one", 1, rec("x"))
+		wantCode(t, err, kerr.UnknownPartition, "one-1")
+		if got := f.send(p, "two", 1, rec("y")).Value(); got.Topic != "two" || got.Partition != 1 {
+			t.Fatalf("sent to %s-%d", got.Topic, got.Partition)
+		}
+		_, err = p.Send("three", 0, rec("z"))
+		wantCode(t, err, kerr.UnknownTopic, "three")
+	}
+	f.topic("three", 3, 1)
+	if got := f.send(p, "three", 2, rec("z")).Value().Partition; got != 2 {
+		t.Fatalf("sent to three-%d", got)
+	}
+	lone := f.producer(nil)
+	f.send(lone, "two", 1, rec("w"))
+	if err := f.c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := lone.Send("two", 1, rec("v"))
+	wantCode(t, err, kerr.IllegalState, "closed")
+}

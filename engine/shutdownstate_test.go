@@ -24,7 +24,7 @@ type readCounter struct {
 
 func (r readCounter) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File, error) {
 	f, err := r.FS.OpenFile(name, flag, perm)
-	if err != nil || !strings.HasSuffix(name, storage.LogFileSuffix) {
+	if err != nil || !counted(name) {
 		return f, err
 	}
 	return countedReads{f, r.bytes}, nil
@@ -32,10 +32,16 @@ func (r readCounter) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File
 
 func (r readCounter) ReadFile(name string) ([]byte, error) {
 	b, err := r.FS.ReadFile(name)
-	if strings.HasSuffix(name, storage.LogFileSuffix) {
+	if counted(name) {
 		r.bytes[name] += int64(len(b))
 	}
 	return b, err
+}
+
+// counted says readCounter counts the reads of the file: segment and
+// index files.
+func counted(name string) bool {
+	return strings.HasSuffix(name, storage.LogFileSuffix) || strings.HasSuffix(name, storage.IndexFileSuffix)
 }
 
 type countedReads struct {
@@ -152,7 +158,7 @@ func viewOf(t *testing.T, c *engine.Cluster) view {
 
 // A clean open takes the producer state and the transaction index from the
 // markers and reads no closed segment (only the active ones, which storage
-// recovery scans); without the markers (a crash) open
+// recovery scans) and no active segment's index file; without the markers (a crash) open
 // replays the logs and ends in exactly the same state, and both clusters
 // go on the same way.
 func TestCleanOpenReadsOnlyActiveSegments(t *testing.T) {
@@ -167,6 +173,7 @@ func cleanOpenReadsOnlyActiveSegments(t *testing.T, rules engine.Rules) {
 	mem, cfg := shutdownScenario(t, rules)
 	scanned := mem.Clone()
 	closedSegments := map[string]bool{}
+	activeIndexes := map[string]bool{}
 	crashCfg := cfg
 	crashCfg.FS = scanned
 	forceReplay(t, scanned, cfg)
@@ -186,6 +193,7 @@ func cleanOpenReadsOnlyActiveSegments(t *testing.T, rules engine.Rules) {
 			for _, name := range logs[:len(logs)-1] {
 				closedSegments[name] = true
 			}
+			activeIndexes[strings.TrimSuffix(logs[len(logs)-1], storage.LogFileSuffix)+storage.IndexFileSuffix] = true
 		}
 	}
 	if len(closedSegments) < 12 {
@@ -207,6 +215,9 @@ func cleanOpenReadsOnlyActiveSegments(t *testing.T, rules engine.Rules) {
 	for name, n := range read {
 		if closedSegments[name] {
 			t.Errorf("clean open read %d bytes of the closed segment %s", n, name)
+		}
+		if activeIndexes[name] {
+			t.Errorf("clean open read %d bytes of the active index file %s (the scan and the marker's CRC give it)", n, name)
 		}
 	}
 	if len(read) == 0 {

@@ -67,9 +67,15 @@ func NewAccumulator(batchSize, lingerMs, maxBufferBytes int64) (*Accumulator, er
 // buffer.memory (exactly buffer.memory is allowed).
 func (a *Accumulator) CheckRoom(size int64) error {
 	if a.total+size > a.maxBuffer {
-		return kerr.New(kerr.ProducerBufferFull, "producer accumulator is full: %d + %d bytes > buffer.memory=%d", a.total, size, a.maxBuffer)
+		return a.full(size)
 	}
 	return nil
+}
+
+// full is CheckRoom's error, out of line so that CheckRoom is inlined
+// into every send.
+func (a *Accumulator) full(size int64) error {
+	return kerr.New(kerr.ProducerBufferFull, "producer accumulator is full: %d + %d bytes > buffer.memory=%d", a.total, size, a.maxBuffer)
 }
 
 // queue returns tp's queue, making it (enqueued first at now) when tp has
@@ -77,7 +83,7 @@ func (a *Accumulator) CheckRoom(size int64) error {
 // and *spareFutures when they have room, which it then takes), the
 // futures' shared state naming tp and producer.
 func (a *Accumulator) queue(tp topic.Partition, now int64, producer string, hint int, spare *[]record.Record, spareFutures *[]*Future) *queue {
-	if q := a.last; q != nil && q.fb.tp == tp {
+	if q := a.current(tp); q != nil {
 		return q
 	}
 	q := a.queues[tp]
@@ -95,11 +101,21 @@ func (a *Accumulator) queue(tp topic.Partition, now int64, producer string, hint
 		} else {
 			futures = make([]*Future, 0, hint)
 		}
-		q = &queue{firstEnqueue: now, records: records, futures: futures, fb: &futureBatch{tp: tp, producer: producer}}
+		q = &queue{firstEnqueue: now, records: records, futures: futures,
+			fb: &futureBatch{tp: tp, producer: producer, ids: make([]int64, 0, hint)}}
 		a.queues[tp] = q
 	}
 	a.last = q
 	return q
+}
+
+// current is tp's queue when the last record went to it, nil otherwise:
+// a producer sending to one partition finds its queue without hashing.
+func (a *Accumulator) current(tp topic.Partition) *queue {
+	if q := a.last; q != nil && q.fb.tp == tp {
+		return q
+	}
+	return nil
 }
 
 // add enqueues r (size estimated bytes) and its future f on q, which

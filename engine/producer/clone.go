@@ -15,9 +15,9 @@ import (
 // the producer's), cp the copier of the cluster's state. Options, identity,
 // partitioner (bound to the copy's rules and partitions), buffered
 // records, sequences, the recent batches RetryBack resends, batches in
-// flight and waiting, and pending futures are copied; every pending future is copied
-// once, so the accumulator, the pending list and a waiting batch hold the
-// same copy, and every pending Ack through cp, so a waiting batch and the
+// flight and waiting, and pending futures are copied; every pending future
+// is copied once, so the accumulator and a waiting batch hold the same
+// copy, and every pending Ack through cp, so a waiting batch and the
 // replica set's waiter hold the same copy. Settled futures and the batches
 // sent (never changed after they are sent) are shared.
 func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
@@ -33,7 +33,7 @@ func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
 	}
 	c := &Producer{opts: p.opts, identity: p.identity, env: env, part: p.part.Clone(env.Settings, available),
 		flushes: p.flushes, frozen: p.frozen,
-		nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last, recent: slices.Clone(p.recent),
+		source: p.source, nextSeq: maps.Clone(p.nextSeq), sent: maps.Clone(p.sent), last: p.last, recent: slices.Clone(p.recent),
 		closed: p.closed, batches: p.batches}
 	futs := newFutureCopier()
 	c.acc = p.acc.clone(futs)
@@ -44,12 +44,6 @@ func (p *Producer) Clone(env Env, cp *replication.Copier) *Producer {
 			l[i] = inflight{batch: in.batch, ack: cp.Ack(in.ack)}
 		}
 		c.inflight[tp] = l
-	}
-	if len(p.pending) > 0 {
-		c.pending = make([]*Future, len(p.pending))
-		for i, f := range p.pending {
-			c.pending[i] = futs.copy(f)
-		}
 	}
 	if len(p.awaiting) > 0 {
 		c.awaiting = make(map[int64]*awaiting, len(p.awaiting))
@@ -82,7 +76,7 @@ func (fc futureCopier) copy(f *Future) *Future {
 	if c, ok := fc.futs[f]; ok {
 		return c
 	}
-	c := &Future{id: f.id, ts: f.ts, b: fc.batch(f.b), index: f.index, state: f.state}
+	c := &Future{ts: f.ts, b: fc.batch(f.b), index: f.index, state: f.state}
 	fc.futs[f] = c
 	return c
 }
@@ -93,6 +87,9 @@ func (fc futureCopier) batch(b *futureBatch) *futureBatch {
 		return c
 	}
 	c := *b
+	// A pending queue's ids grow as records are queued: each side
+	// appends to its own.
+	c.ids = slices.Clone(b.ids)
 	fc.batches[b] = &c
 	return &c
 }

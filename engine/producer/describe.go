@@ -1,6 +1,9 @@
 package producer
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/minikafka-lab/minikafka/engine/replication"
 	"github.com/minikafka-lab/minikafka/engine/topic"
 )
@@ -78,10 +81,8 @@ func (p *Producer) Describe() State {
 				Acknowledged: p.nextSeq[tp], InFlight: len(p.inflight[tp])})
 		}
 	}
-	for _, f := range p.pending {
-		if !f.Settled() {
-			st.Pending = append(st.Pending, FutureState{ID: f.ID(), TP: f.TP(), State: f.State()})
-		}
+	for _, f := range p.PendingFutures() {
+		st.Pending = append(st.Pending, FutureState{ID: f.ID(), TP: f.TP(), State: f.State()})
 	}
 	if p.last != nil {
 		st.LastBatch = BatchState{TP: p.last.tp, Records: len(p.last.batch.Records), BaseSequence: p.last.batch.BaseSequence}
@@ -93,13 +94,32 @@ func (p *Producer) Describe() State {
 	return st
 }
 
-// PendingFutures returns the futures not settled yet, in send order.
+// PendingFutures returns the futures not settled yet, in send order (the
+// order of their ids, which the cluster hands out in increasing order).
 func (p *Producer) PendingFutures() []*Future {
 	var out []*Future
-	for _, f := range p.pending {
-		if !f.Settled() {
-			out = append(out, f)
+	p.eachPending(func(f *Future) { out = append(out, f) })
+	slices.SortFunc(out, func(a, b *Future) int { return cmp.Compare(a.ID(), b.ID()) })
+	return out
+}
+
+// eachPending calls fn for every future not settled yet, in no particular
+// order. A future is pending only while its record waits in the
+// accumulator or its batch waits for its acknowledgement (awaiting):
+// every other send settles its futures at once.
+func (p *Producer) eachPending(fn func(*Future)) {
+	for _, q := range p.acc.queues {
+		for _, f := range q.futures {
+			if !f.Settled() {
+				fn(f)
+			}
 		}
 	}
-	return out
+	for _, a := range p.awaiting {
+		for _, f := range a.futs {
+			if !f.Settled() {
+				fn(f)
+			}
+		}
+	}
 }

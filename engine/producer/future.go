@@ -24,32 +24,35 @@ type RecordMetadata struct {
 // batch's flush and acknowledgement settle. Every future of a failed batch
 // fails with the same error; a crash cancels them.
 //
-// A future is small (its id, its state and its record's place in the
-// batch): where its batch went and how it settled are shared by the
-// futures of the batch (futureBatch), so a producer sending many records
-// allocates little per record.
+// A future is small (24 bytes: its record's timestamp, its state and its
+// place in the batch): its id, where its batch went and how it settled
+// are kept by the futures of the batch together (futureBatch), so a
+// producer sending many records allocates little per record.
 type Future struct {
-	id    int64
-	ts    int64 // the record's timestamp
 	b     *futureBatch
+	ts    int64 // the record's timestamp
 	index int32 // the record's place in its batch (its offset delta)
 	state replication.HandleState
 }
 
 // futureBatch is what the futures of one batch share: the partition, the
-// producer and, once the batch settled, the acknowledgement's base offset
-// or the error. It does not hold the batch: a settled batch's records may
-// be reused for a later batch (Producer.recycle).
+// producer, their ids and, once the batch settled, the acknowledgement's
+// base offset or the error. It does not hold the batch: a settled batch's
+// records may be reused for a later batch (Producer.recycle).
 type futureBatch struct {
-	tp           topic.Partition
-	producer     string
+	tp       topic.Partition
+	producer string
+	// ids are the futures' ids by index, appended as records are queued
+	// and never changed once the batch is flushed: the batch's
+	// FuturesSettled event shares them.
+	ids          []int64
 	baseOffset   int64
 	offsetsKnown bool
 	err          error
 }
 
 // ID is the future's handle number (from 1, per cluster, shared with acks).
-func (f *Future) ID() int64 { return f.id }
+func (f *Future) ID() int64 { return f.b.ids[f.index] }
 
 // State reports pending, done, failed or cancelled.
 func (f *Future) State() replication.HandleState { return f.state }
@@ -102,22 +105,32 @@ func (f *Future) settle(st replication.HandleState) bool {
 func (f *Future) Cancel() bool { return f.settle(replication.Cancelled) }
 
 // futureSlab hands out futures from blocks, so that sending a record does
-// not allocate one object of its own.
-type futureSlab struct{ free []Future }
+// not allocate one object of its own. It moves on through a block by
+// index: the block's pointer is written once per block, not per future
+// (a pointer write costs a write barrier while the collector marks).
+type futureSlab struct {
+	block []Future
+	used  int
+}
 
-// next returns a fresh future for the record at index of b, stamped ts.
-func (s *futureSlab) next(id int64, b *futureBatch, index int32, ts int64) *Future {
-	if len(s.free) == 0 {
-		s.free = make([]Future, futureSlabSize)
+// next returns a fresh future, numbered id, for the next record of b
+// (its index is the number of futures b had), stamped ts.
+func (s *futureSlab) next(id int64, b *futureBatch, ts int64) *Future {
+	if s.used == len(s.block) {
+		s.block, s.used = make([]Future, futureSlabSize), 0
 	}
-	f := &s.free[0]
-	s.free = s.free[1:]
-	*f = Future{id: id, ts: ts, b: b, index: index}
+	f := &s.block[s.used]
+	s.used++
+	// The block is fresh (zero): a future starts Pending.
+	f.b, f.ts, f.index = b, ts, int32(len(b.ids))
+	b.ids = append(b.ids, id)
 	return f
 }
 
-// futureSlabSize is how many futures a slab block holds.
-const futureSlabSize = 128
+// futureSlabSize is how many futures a slab block holds: 341 of 24 bytes
+// and the 8-byte header the allocator puts before a block that holds
+// pointers fill its 8 KiB size class exactly (TestFutureSlabFillsItsSizeClass).
+const futureSlabSize = 341
 
 // BatchFlushed: a producer turned a partition's pending records into one batch
 // and appended it.

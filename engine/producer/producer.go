@@ -1,6 +1,8 @@
 package producer
 
 import (
+	"slices"
+
 	"github.com/minikafka-lab/minikafka/engine/clock"
 	"github.com/minikafka-lab/minikafka/engine/kerr"
 	"github.com/minikafka-lab/minikafka/engine/record"
@@ -54,7 +56,13 @@ func ResolveAcks(acks replication.AckMode, idempotent bool) (replication.AckMode
 
 // Cluster is what a producer needs from the cluster.
 type Cluster interface {
-	// PartitionCount returns the topic's partition count (UNKNOWN_TOPIC).
+	// Writable returns why the cluster takes no send or flush now (its
+	// lifecycle: closed, failed), nil when it does.
+	Writable() error
+	// PartitionCount returns the topic's partition count (UNKNOWN_TOPIC),
+	// or first what Writable returns. A topic's partition count never
+	// changes once reported (topics are neither deleted nor grown), so a
+	// producer keeps it.
 	PartitionCount(topic string) (int32, error)
 	// AppendBatch appends a batch to the partition's leader with the given
 	// acks; source labels the append in the trace.
@@ -127,9 +135,16 @@ type Producer struct {
 	last     *sent
 	// recent holds the last MaxRetryBack batches sent, oldest first (what
 	// RetryBack resends).
-	recent  []*sent
-	pending []*Future
-	closed  bool
+	recent []*sent
+	closed bool
+	// topic is the last topic sent to and its partition count (empty
+	// before the first send); never shared by a copy.
+	topic struct {
+		name  string
+		count int32
+	}
+	// source labels the producer's appends ("producer NAME").
+	source string
 	// slab hands out the futures (futureSlab); never shared by a copy.
 	slab futureSlab
 	// spare is the records slice of a settled batch that left recent,
@@ -175,7 +190,7 @@ func New(env Env, opts Options, identity Identity) (*Producer, error) {
 	if av, ok := env.Cluster.(availability); ok {
 		part.Available = av.AvailablePartitions
 	}
-	return &Producer{opts: opts, identity: identity, env: env, part: part, acc: acc,
+	return &Producer{opts: opts, identity: identity, env: env, part: part, acc: acc, source: sourceOf(opts.Name),
 		nextSeq: map[topic.Partition]int32{}, inflight: map[topic.Partition][]inflight{},
 		sent: map[topic.Partition]bool{}}, nil
 }
@@ -192,7 +207,27 @@ func (p *Producer) Identity() Identity { return p.identity }
 // Closed reports whether the producer was closed or crashed.
 func (p *Producer) Closed() bool { return p.closed }
 
-func (p *Producer) source() string { return "producer " + p.opts.Name }
+// sourceOf labels a producer's appends in the trace.
+func sourceOf(name string) string { return "producer " + name }
+
+// partitionCount is the partition count of topicName, as the cluster's
+// PartitionCount reports it: the cluster is asked whether it takes sends
+// at every call, and for the count only when the topic is not the last
+// one sent to (a topic's count never changes).
+func (p *Producer) partitionCount(topicName string) (int32, error) {
+	if err := p.env.Cluster.Writable(); err != nil {
+		return 0, err
+	}
+	if p.topic.name == topicName && topicName != "" {
+		return p.topic.count, nil
+	}
+	count, err := p.env.Cluster.PartitionCount(topicName)
+	if err != nil {
+		return 0, err
+	}
+	p.topic.name, p.topic.count = topicName, count
+	return count, nil
+}
 
 // Send queues one record for topic (partition AnyPartition lets the
 // partitioner choose; an explicit partition is checked: UNKNOWN_PARTITION
@@ -203,7 +238,7 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 	if p.closed {
 		return nil, kerr.State("producer is closed")
 	}
-	count, err := p.env.Cluster.PartitionCount(topicName)
+	count, err := p.partitionCount(topicName)
 	if err != nil {
 		return nil, err
 	}
@@ -229,11 +264,12 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 		return nil, err
 	}
 	tp := topic.Partition{Topic: topicName, Partition: partition}
-	// Room for a batch.size of records like this one.
-	q := p.acc.queue(tp, p.env.Clock.NowMs(), p.opts.Name, int(p.opts.BatchSize/size)+1, &p.spare, &p.spareFutures)
-	f := p.slab.next(p.env.IDs.Next(), q.fb, int32(len(q.records)), r.TimestampMs)
+	q := p.acc.current(tp)
+	if q == nil {
+		q = p.acc.queue(tp, p.env.Clock.NowMs(), p.opts.Name, recordsToFill(p.opts.BatchSize, size), &p.spare, &p.spareFutures)
+	}
+	f := p.slab.next(p.env.IDs.Next(), q.fb, r.TimestampMs)
 	full := p.acc.add(q, r, f, size)
-	p.pending = append(p.pending, f)
 	if full {
 		p.flushPartition(tp, "batch.size reached")
 	}
@@ -241,6 +277,17 @@ func (p *Producer) Send(topicName string, partition int32, r record.Record) (*Fu
 		p.part.Appended(topicName, count, partition, size, p.opts.BatchSize, full)
 	}
 	return f, nil
+}
+
+// recordsToFill is how many records of size estimated bytes reach
+// batchSize: the room a new queue is given (a batch of such records
+// flushes with exactly that many, and its ids then fill their allocation).
+func recordsToFill(batchSize, size int64) int {
+	n := batchSize / size
+	if batchSize%size != 0 {
+		n++
+	}
+	return int(min(n, maxQueueHint))
 }
 
 // RunDueFlushes flushes every partition whose oldest record has waited
@@ -272,11 +319,8 @@ func (p *Producer) Close() {
 // Crash drops the accumulator and cancels every pending future (their
 // outcome is unknown), then closes the producer. It is idempotent.
 func (p *Producer) Crash() {
+	p.eachPending(func(f *Future) { f.Cancel() })
 	p.acc.Clear()
-	for _, f := range p.pending {
-		f.Cancel()
-	}
-	p.pending = nil
 	p.closed = true
 }
 
@@ -313,11 +357,10 @@ func (p *Producer) RetryBack(back int) ([]*Future, error) {
 	}
 	last := p.recent[len(p.recent)-back]
 	futs := make([]*Future, len(last.batch.Records))
-	fb := &futureBatch{tp: last.tp, producer: p.opts.Name}
+	fb := &futureBatch{tp: last.tp, producer: p.opts.Name, ids: make([]int64, 0, len(futs))}
 	for i := range futs {
-		futs[i] = p.slab.next(p.env.IDs.Next(), fb, int32(i), last.batch.Records[i].TimestampMs)
+		futs[i] = p.slab.next(p.env.IDs.Next(), fb, last.batch.Records[i].TimestampMs)
 	}
-	p.pending = append(p.pending, futs...)
 	p.sendBack(last, futs, "retry", true, back)
 	return futs, nil
 }
@@ -329,11 +372,16 @@ func (p *Producer) flushPartition(tp topic.Partition, reason string) {
 		return
 	}
 	futs := q.futures
+	if fb := q.fb; cap(fb.ids) > 2*len(fb.ids) {
+		// A batch flushed well short of batch.size (linger.ms, a flush)
+		// gives back the room its ids were given: its futures keep them.
+		fb.ids = slices.Clone(fb.ids)
+	}
 	b := p.newBatch(q.records)
 	if p.opts.Idempotent {
 		b.ProducerID, b.ProducerEpoch, b.BaseSequence = p.identity.PID, p.identity.Epoch, p.sequenceFor(tp)
 	}
-	count, _ := p.env.Cluster.PartitionCount(tp.Topic)
+	count, _ := p.partitionCount(tp.Topic)
 	p.flushes++
 	s := &sent{tp: tp, batch: b, count: count, seq: p.flushes}
 	p.last = s
@@ -396,7 +444,7 @@ func (p *Producer) sendBack(s *sent, futs []*Future, reason string, retry bool, 
 	ev := BatchFlushed{Producer: p.opts.Name, TP: s.tp, Records: len(futs), BaseSequence: s.batch.BaseSequence, Reason: reason, Retry: retry, back: back}
 	pos := p.env.Events.Emit(ev)
 	p.sent[s.tp] = true
-	ack, err := p.env.Cluster.AppendBatch(s.tp, s.batch, p.opts.Acks, p.source())
+	ack, err := p.env.Cluster.AppendBatch(s.tp, s.batch, p.opts.Acks, p.source)
 	if err != nil {
 		p.settle(s, futs, nil, err)
 		return
@@ -460,18 +508,19 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 	}
 	open := false
 	for _, f := range futs {
-		open = open || !f.Settled()
+		if !f.Settled() {
+			open = true
+			break
+		}
 	}
 	if !open {
 		// A producer crash already cancelled them.
 		return
 	}
-	ids := make([]int64, len(futs))
-	for i, f := range futs {
-		ids[i] = f.ID()
-	}
-	fb := futs[0].b // every future of the batch shares it
-	ev := FuturesSettled{Producer: p.opts.Name, TP: s.tp, IDs: ids}
+	// Every future of the batch shares fb, whose ids are theirs in order:
+	// the event shares them (nothing changes them any more).
+	fb := futs[0].b
+	ev := FuturesSettled{Producer: p.opts.Name, TP: s.tp, IDs: fb.ids[:len(futs):len(futs)]}
 	switch {
 	case err == nil && ack.State() == replication.Cancelled:
 		ev.State = replication.Cancelled
@@ -495,12 +544,10 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 		}
 		p.env.Events.Emit(ev)
 		fb.baseOffset, fb.offsetsKnown = res.BaseOffset, res.OffsetsKnown
-		keyless := false
-		for i, f := range futs {
-			keyless = keyless || s.batch.Records[i].Key == nil
+		for _, f := range futs {
 			f.settle(replication.Done)
 		}
-		if keyless {
+		if slices.ContainsFunc(s.batch.Records, func(r record.Record) bool { return r.Key == nil }) {
 			p.part.OnBatchClosed(s.tp.Topic, s.count, s.tp.Partition)
 		}
 	default:
@@ -515,22 +562,11 @@ func (p *Producer) settle(s *sent, futs []*Future, ack *replication.Ack, err err
 			f.settle(replication.Failed)
 		}
 	}
-	p.prunePending()
 	// Nothing holds the batch's futures list any more (the futures stay
-	// in pending or with their callers): the next queue reuses it, and
+	// with their callers): the next queue reuses it, and
 	// overwrites it as it fills (not cleared: clearing costs write
 	// barriers, and what it keeps alive is at most one batch's futures).
 	if cap(futs) > cap(p.spareFutures) {
 		p.spareFutures = futs[:0]
 	}
-}
-
-func (p *Producer) prunePending() {
-	keep := p.pending[:0]
-	for _, f := range p.pending {
-		if !f.Settled() {
-			keep = append(keep, f)
-		}
-	}
-	p.pending = keep
 }

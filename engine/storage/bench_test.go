@@ -52,19 +52,28 @@ func benchLog(b *testing.B, dir string, records, batch int) *Log {
 	return l
 }
 
+// benchAppendLog opens an empty log for the append benchmarks, on the
+// real file system (without fsyncs under -nofsync).
+func benchAppendLog(b *testing.B, segmentBytes int64) *Log {
+	b.Helper()
+	o := DefaultOptions()
+	o.SegmentBytes = segmentBytes
+	if *benchNoFsync {
+		o.FS = vfs.NoSync(vfs.OS)
+	}
+	l, _, err := Open(b.TempDir(), o, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
 // BenchmarkAppend: leader appends of 1-record and 512-record batches with
 // 100-byte values into 1 MiB segments (rolls and their fsyncs included).
 func BenchmarkAppend(b *testing.B) {
 	for _, n := range []int{1, 512} {
 		b.Run(fmt.Sprintf("b%d", n), func(b *testing.B) {
-			o := DefaultOptions()
-			if *benchNoFsync {
-				o.FS = vfs.NoSync(vfs.OS)
-			}
-			l, _, err := Open(b.TempDir(), o, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
+			l := benchAppendLog(b, DefaultSegmentBytes)
 			defer l.Crash(true)
 			batch := benchBatch(n)
 			b.SetBytes(int64(batch.EncodedSize()))
@@ -78,6 +87,26 @@ func BenchmarkAppend(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
 		})
+	}
+}
+
+// BenchmarkAppendRolls: appends of 512-record batches (100-byte values)
+// into 64 KiB segments, so that every append rolls: the roll's fsync of
+// the old log file, its index file and the new segment's creation.
+func BenchmarkAppendRolls(b *testing.B) {
+	l := benchAppendLog(b, 64<<10)
+	defer l.Crash(true)
+	batch := benchBatch(512)
+	b.SetBytes(int64(batch.EncodedSize()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, info, err := l.Append(batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i > 0 && !info.Rolled {
+			b.Fatal("an append did not roll")
+		}
 	}
 }
 

@@ -110,7 +110,7 @@ func TestCloseAllSyncsEachChangedFileOnce(t *testing.T) {
 			want[s.LogPath] = 1 // the rolled ones were fsynced by their roll
 		}
 		if s.Base > 0 {
-			want[s.IndexPath] = 1 // the new segments' index files, written at close
+			want[s.IndexPath] = 1 // written at their roll (the active one at close), fsynced at close
 		}
 	}
 	for k, v := range want {

@@ -41,8 +41,11 @@
 // The index is derived data. It is kept in memory and written to its file
 // (fsynced) on Flush and Close, and by truncation and compaction; a new
 // segment's index file is created by the first of these. A roll fsyncs the
-// old segment's log file only, which keeps file creations out of the
-// append path. After a crash, a missing or stale index file is simply
+// old segment's log file and writes its index file without an fsync (as
+// Kafka trims a rolled segment's index and leaves its flush to a later
+// task): the next Flush fsyncs it, or Close with every other changed
+// file, so a close creates no index file for a rolled segment and the
+// append path pays no second fsync per roll. After a crash, a missing or stale index file is simply
 // rebuilt (like Kafka's indexes beyond the recovery point). Open rebuilds every index from the log while
 // scanning and rewrites a file only when it differs; after a clean shutdown
 // it reuses the closed segments' files, checked by the validating open
@@ -56,8 +59,8 @@
 // fsynced. All integers big-endian:
 //
 //	 0   4  magic "MKCS"
-//	 4   2  u16 version (2; Open also reads version 1, which ends after
-//	         the segments)
+//	 4   2  u16 version (3; Open also reads version 1, which ends after
+//	         the segments, and 2, which ends after the state)
 //	 6   2  u16 reserved (0)
 //	 8   4  i32 max leader epoch over all batches (-1 none)
 //	12   4  u32 segment count N
@@ -72,6 +75,8 @@
 //	      L  the state (SetShutdownState; the engine keeps the partition's
 //	         producer state and transaction index there), handed back by
 //	         TakeShutdownState after an Open that trusted the marker
+//	then  4  u32 CRC-32/IEEE of the active segment's index file as Close
+//	         left it (version 3)
 //	end-4 4  u32 CRC-32/IEEE of every byte before it
 //
 // Open trusts the marker only if it parses, its CRC matches, it lists
@@ -80,7 +85,10 @@
 // with the recorded number of entries. Then the closed segments are taken
 // from the marker without reading their bytes; the active segment is still
 // scanned (it is small, and this catches damage done to it after the
-// close). Anything else means a full scan. Open deletes the marker, so a
+// close). Its index file is not read when the scan gives the entries the
+// marker recorded (their count and the file's CRC) and the file has their
+// size: it would compare equal (a deleted or cut file is rewritten and
+// counted as rebuilt, as before). Anything else means a full scan. Open deletes the marker, so a
 // crash after Open forces a full scan next time; the deletion is made
 // durable by the log's next directory fsync, which always comes before a
 // change to the segments becomes durable.
@@ -157,7 +165,8 @@
 // and inside Compact. Crash(false) truncates every segment back to its
 // flushed length and deletes the segments whose creation was never made
 // durable by a directory fsync; index entries beyond the flushed length go
-// with them. Bytes found on disk at Open count as flushed. Open creates a
+// with them, and an index file written since its last fsync (a rolled
+// segment's) is emptied. Bytes found on disk at Open count as flushed. Open creates a
 // missing log directory durably (the parent directory is fsynced), so on a
 // vfs.Mem, Crash(true) followed by the file system's own Mem.Crash leaves
 // the same records as Crash(false).

@@ -33,7 +33,7 @@ func Example_tornTail() {
 	// Output:
 	// segments: 3 LEO: 3
 	// corrupted 00000000000000000002.log at byte 81
-	// 3 segments, 3 scanned, 3 indexes rebuilt; truncated 00000000000000000002.log at byte 81: dropped 16 bytes, kept 1 batch (batch length does not match frame)
+	// 3 segments, 3 scanned, 1 index rebuilt; truncated 00000000000000000002.log at byte 81: dropped 16 bytes, kept 1 batch (batch length does not match frame)
 	// 0 value-0
 	// 1 value-1
 	// 2 value-2

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"sort"
 
 	"github.com/minikafka-lab/minikafka/engine/kerr"
@@ -81,6 +82,19 @@ func encodeIndex(dst []byte, base int64, entries []IndexEntry) []byte {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(e.Position))
 	}
 	return dst
+}
+
+// indexCRC is the CRC-32/IEEE of the index file holding entries
+// (encodeIndex), computed without building the file.
+func indexCRC(base int64, entries []IndexEntry) uint32 {
+	var crc uint32
+	var e [IndexEntrySize]byte
+	for _, x := range entries {
+		binary.BigEndian.PutUint32(e[:], uint32(x.Offset-base))
+		binary.BigEndian.PutUint64(e[4:], uint64(x.Position))
+		crc = crc32.Update(crc, crc32.IEEETable, e[:])
+	}
+	return crc
 }
 
 // parseIndex is the validating open of §6.3: the length must be a multiple

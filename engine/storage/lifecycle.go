@@ -172,6 +172,8 @@ func (l *Log) marker() marker {
 			maxEpoch: s.maxEpoch, indexEntries: uint32(len(s.index.entries)),
 		})
 	}
+	act := l.active()
+	m.activeIndexCRC, m.hasActiveIndexCRC = indexCRC(act.base, act.index.entries), true
 	return m
 }
 
@@ -181,7 +183,9 @@ func (l *Log) marker() marker {
 // machine failure: the page cache is gone) every byte appended since the
 // last flush is dropped: segments whose creation was not made durable are
 // removed, the others are truncated back to their flushed length, and
-// their index files lose the entries beyond it. Crashing a closed log does
+// their index files lose the entries beyond it; an index file written
+// since its last fsync (a rolled segment's, before the next flush) loses
+// all of them. Crashing a closed log does
 // nothing.
 func (l *Log) Crash(keepUnflushed bool) error {
 	if l.closed {
@@ -211,6 +215,11 @@ func (l *Log) Crash(keepUnflushed bool) error {
 			}
 		}
 		n := sort.Search(min(s.indexWritten, len(s.index.entries)), func(j int) bool { return s.index.entries[j].Position >= s.synced })
+		if s.indexUnsynced {
+			// Written since its last fsync (at a roll): the model does
+			// not know how much of it reached the disk, so it keeps none.
+			n = 0
+		}
 		if st, err := fsys.Stat(s.indexPath); err == nil && st.Size() > int64(n)*IndexEntrySize {
 			if err := fsys.Truncate(s.indexPath, int64(n)*IndexEntrySize); err != nil {
 				keep(storageErr(err, "drop unflushed index entries"))

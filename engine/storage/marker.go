@@ -19,8 +19,9 @@ const MarkerFileName = "cleanshutdown"
 const (
 	markerMagic = "MKCS"
 	// markerVersion is what Close writes: version 2 adds the caller's
-	// shutdown state after the segments. Open reads versions 1 and 2.
-	markerVersion     = 2
+	// shutdown state after the segments, version 3 the CRC of the active
+	// segment's index file after the state. Open reads versions 1 to 3.
+	markerVersion     = 3
 	markerHeaderSize  = 16
 	markerSegmentSize = 40
 )
@@ -37,6 +38,12 @@ type marker struct {
 	maxEpoch int32
 	segs     []markerSegment
 	state    []byte // the caller's shutdown state (version 2), nil without
+	// activeIndexCRC is the CRC-32 of the active segment's index file as
+	// Close left it (version 3; hasActiveIndexCRC false before): a clean
+	// open whose scan of the active segment gives entries with this CRC
+	// need not read the file.
+	activeIndexCRC    uint32
+	hasActiveIndexCRC bool
 }
 
 // encodeMarker lays the marker out as documented in doc.go.
@@ -46,6 +53,7 @@ func encodeMarker(m marker) []byte {
 	b = appendMarkerSegments(b, markerVersion, m)
 	b = be.AppendUint32(b, uint32(len(m.state)))
 	b = append(b, m.state...)
+	b = be.AppendUint32(b, m.activeIndexCRC)
 	return be.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
@@ -79,7 +87,7 @@ func decodeMarker(b []byte) (marker, error) {
 		return m, err
 	}
 	v := be.Uint16(body[4:])
-	if v != 1 && v != markerVersion {
+	if v < 1 || v > markerVersion {
 		return m, fmt.Errorf("marker version %d is not supported", v)
 	}
 	m.maxEpoch = int32(be.Uint32(body[8:]))
@@ -88,16 +96,22 @@ func decodeMarker(b []byte) (marker, error) {
 	if v == 1 && uint64(len(body)) != segsEnd {
 		return m, errors.New("marker length does not match its segment count")
 	}
-	if v == markerVersion {
+	if v >= 2 {
 		if uint64(len(body)) < segsEnd+4 {
 			return m, errors.New("marker length does not match its segment count")
 		}
 		stateLen := uint64(be.Uint32(body[segsEnd:]))
-		if uint64(len(body)) != segsEnd+4+stateLen {
+		stateEnd := segsEnd + 4 + stateLen
+		if v == 3 {
+			if uint64(len(body)) != stateEnd+4 {
+				return m, errors.New("marker length does not match its shutdown state")
+			}
+			m.activeIndexCRC, m.hasActiveIndexCRC = be.Uint32(body[stateEnd:]), true
+		} else if uint64(len(body)) != stateEnd {
 			return m, errors.New("marker length does not match its shutdown state")
 		}
 		if stateLen > 0 {
-			m.state = append([]byte(nil), body[segsEnd+4:]...)
+			m.state = append([]byte(nil), body[segsEnd+4:stateEnd]...)
 		}
 		body = body[:segsEnd]
 	}

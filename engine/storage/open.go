@@ -145,7 +145,7 @@ func OpenWith(dir string, opts Options, leaderEpoch int32, markers *DirMarkers) 
 	if !rep.CleanShutdown {
 		rep.Scanned, rep.IndexesRebuilt, rep.Truncation = 0, 0, nil
 		for i, base := range bases {
-			s, err := l.recoverSegment(base, i == len(bases)-1, &rep)
+			s, err := l.recoverSegment(base, i == len(bases)-1, &rep, nil)
 			if err != nil {
 				l.closeFiles()
 				l.segs = nil
@@ -215,8 +215,24 @@ func listSegments(fsys vfs.FS, dir string) ([]int64, map[string]bool, error) {
 	return bases, names, nil
 }
 
-// recoverSegment opens a segment by scanning it (§6.6).
-func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*segment, error) {
+// closedActive is what a trusted clean-shutdown marker says of the active
+// segment: its log file's size and its index file's entries and CRC.
+type closedActive struct {
+	size      int64
+	entries   uint32
+	indexCRC  uint32
+	knowIndex bool // the marker recorded indexCRC (version 3)
+}
+
+// errSizeChanged is recoverSegment's answer when the active segment's log
+// file does not have the size the marker recorded.
+var errSizeChanged = errors.New("size changed")
+
+// recoverSegment opens a segment by scanning it (§6.6). With closed (the
+// active segment of a trusted marker) a log file of another size is
+// errSizeChanged, and the index file is not read when the scan gives the
+// entries the marker recorded and the file has their size.
+func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport, closed *closedActive) (*segment, error) {
 	s := newSegment(l.opts.FS, l.dir, base)
 	f, err := l.opts.FS.OpenFile(s.logPath, os.O_RDWR, 0)
 	switch {
@@ -234,6 +250,10 @@ func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*seg
 		return nil, storageErr(err, "stat segment")
 	}
 	size := st.Size()
+	if closed != nil && size != closed.size {
+		f.Close()
+		return nil, errSizeChanged
+	}
 	res, buf, err := scanSegment(f, base, size, l.opts.IndexIntervalBytes, l.opts.MaxBatchBytes, l.scanBuf)
 	l.scanBuf = buf
 	rep.Scanned++
@@ -261,13 +281,17 @@ func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*seg
 	s.size, s.synced, s.hinted, s.durable = res.valid, res.valid, res.valid, true
 	s.next, s.maxTs, s.maxEpoch = res.next, res.maxTs, res.maxEpoch
 	s.index.entries = res.entries
-	rebuilt, err := reconcileIndex(s)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if rebuilt {
-		rep.IndexesRebuilt++
+	if closed.indexUnchanged(s) {
+		s.indexWritten = len(s.index.entries)
+	} else {
+		rebuilt, err := reconcileIndex(s)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if rebuilt {
+			rep.IndexesRebuilt++
+		}
 	}
 	if active {
 		s.f = f
@@ -275,6 +299,21 @@ func (l *Log) recoverSegment(base int64, active bool, rep *RecoveryReport) (*seg
 		f.Close()
 	}
 	return s, nil
+}
+
+// indexUnchanged says the index file of s (the active segment, just
+// scanned) is the one the clean shutdown recorded: the scan gave the
+// recorded number of entries with the recorded CRC, and the file has
+// their size (a deleted or cut file is rewritten as before). Reading the
+// file would compare the same bytes: a clean open skips it, as it takes
+// the closed segments' log files at their recorded sizes. A crash has no
+// marker, so its open always compares (reconcileIndex).
+func (c *closedActive) indexUnchanged(s *segment) bool {
+	if c == nil || !c.knowIndex || int(c.entries) != len(s.index.entries) || indexCRC(s.base, s.index.entries) != c.indexCRC {
+		return false
+	}
+	st, err := s.fsys.Stat(s.indexPath)
+	return err == nil && st.Mode().IsRegular() && st.Size() == int64(len(s.index.entries))*IndexEntrySize
 }
 
 // reconcileIndex makes the index file hold exactly the in-memory entries,
@@ -311,19 +350,29 @@ func (l *Log) adoptMarker(mk marker, bases []int64, rep *RecoveryReport) string 
 			return "its segments are not contiguous"
 		}
 	}
+	changed := func(ms markerSegment) string {
+		return fmt.Sprintf("%s changed size since the clean shutdown", SegmentFileName(ms.base))
+	}
 	for i, ms := range mk.segs {
-		s := newSegment(l.opts.FS, l.dir, ms.base)
-		st, err := l.opts.FS.Stat(s.logPath)
-		if err != nil || st.Size() != ms.size {
-			return fmt.Sprintf("%s changed size since the clean shutdown", SegmentFileName(ms.base))
-		}
 		if i == len(mk.segs)-1 {
-			as, err := l.recoverSegment(ms.base, true, rep)
+			// Its size is checked on the file the scan opens.
+			as, err := l.recoverSegment(ms.base, true, rep, &closedActive{
+				size: ms.size, entries: ms.indexEntries,
+				indexCRC: mk.activeIndexCRC, knowIndex: mk.hasActiveIndexCRC,
+			})
+			if errors.Is(err, errSizeChanged) {
+				return changed(ms)
+			}
 			if err != nil {
 				return err.Error()
 			}
 			l.segs = append(l.segs, as)
 			continue
+		}
+		s := newSegment(l.opts.FS, l.dir, ms.base)
+		st, err := l.opts.FS.Stat(s.logPath)
+		if err != nil || st.Size() != ms.size {
+			return changed(ms)
 		}
 		entries, err := readIndexFile(l.opts.FS, s.indexPath, ms.base)
 		if err != nil || len(entries) != int(ms.indexEntries) {

@@ -100,6 +100,7 @@ const (
 	UnitSeconds       = "s"
 	UnitRatio         = "x" // a ratio of two durations
 	UnitBytes         = "B"
+	UnitNanoseconds   = "ns"
 	UnitJoinsPerSec   = "joins/s"
 )
 

@@ -18,6 +18,9 @@ import (
 // the accumulator, a flush at batch.size (B records), the append through
 // the cluster and the futures settled, against appending the same batches
 // to a bare log. Both skip fsync (vfs.NoSync), so the ratio is one of CPU.
+// Where the process's CPU time can be read (getrusage), it also reports
+// the CPU per record of the client's least costly round and the ratio of
+// the two sides' least costly rounds by CPU.
 var producerWorkload = Workload{
 	Name:    "producer",
 	Summary: "the producer client (send, batch, flush, settle) vs bare log appends of the same batches",
@@ -68,6 +71,8 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 	n := (o.Records + b - 1) / b * b
 	full := batchOf(b, o.ValueSize, 0)
 	var perRecord float64
+	// clientCPU and bareCPU are the least CPU a round of each side took.
+	var clientCPU, bareCPU time.Duration
 	round := 0
 	client, err := best(o, func() (time.Duration, error) {
 		round++
@@ -87,6 +92,7 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 			return 0, err
 		}
 		before := allocated()
+		cpu := cpuSince()
 		start := time.Now()
 		for i := 0; i < n; i++ {
 			if _, err := p.Send("bench", 0, full.Records[i%b]); err != nil {
@@ -97,6 +103,7 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 			}
 		}
 		d := time.Since(start)
+		clientCPU = least(clientCPU, cpu())
 		perRecord = float64(allocated()-before) / float64(n)
 		return d, nil
 	})
@@ -111,22 +118,49 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 			return 0, err
 		}
 		defer l.Crash(true)
+		cpu := cpuSince()
 		start := time.Now()
 		for i := 0; i < n; i += b {
 			if _, _, err := l.Append(full); err != nil {
 				return 0, err
 			}
 		}
-		return time.Since(start), nil
+		d := time.Since(start)
+		bareCPU = least(bareCPU, cpu())
+		return d, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return []Figure{
+	figs := []Figure{
 		{Name: fmt.Sprintf("go.producer.b%d.records_per_s", b), Value: perSecond(float64(n), client), Unit: UnitRecordsPerSec},
 		{Name: fmt.Sprintf("go.producer.client_over_log.b%d.time_ratio", b), Value: client.Seconds() / max(bare, time.Nanosecond).Seconds(), Unit: UnitRatio},
 		{Name: fmt.Sprintf("go.producer.b%d.alloc_bytes_per_record", b), Value: perRecord, Unit: UnitBytes},
-	}, nil
+	}
+	if _, ok := processCPU(); ok {
+		figs = append(figs,
+			Figure{Name: fmt.Sprintf("go.producer.b%d.cpu_ns_per_record", b), Value: float64(clientCPU.Nanoseconds()) / float64(n), Unit: UnitNanoseconds},
+			Figure{Name: fmt.Sprintf("go.producer.client_over_log.b%d.cpu_ratio", b), Value: clientCPU.Seconds() / max(bareCPU, time.Nanosecond).Seconds(), Unit: UnitRatio})
+	}
+	return figs, nil
+}
+
+// cpuSince starts counting the process's CPU time: the function it returns
+// gives the CPU time used since (0 where it cannot be read).
+func cpuSince() func() time.Duration {
+	start, _ := processCPU()
+	return func() time.Duration {
+		now, _ := processCPU()
+		return now - start
+	}
+}
+
+// least is the smaller of the least so far (0 for none yet) and d.
+func least(sofar, d time.Duration) time.Duration {
+	if sofar == 0 {
+		return d
+	}
+	return min(sofar, d)
 }
 
 func runGroupJoin(dir string, o Options) ([]Figure, error) {
