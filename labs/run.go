@@ -91,28 +91,37 @@ func (e *MismatchError) Error() string {
 // rewrite sees the whole lab); it stops early only when the session cannot
 // go on (see Result.Stopped).
 func Run(l *Lab, newExec NewExecutor) *Result {
+	r, x := runOpen(l, newExec)
+	if x != nil {
+		r.CloseErr = closeExec(x)
+	}
+	return r
+}
+
+// runOpen is Run without closing the session: it returns the result and
+// the executor the caller must close (nil when none started).
+func runOpen(l *Lab, newExec NewExecutor) (*Result, Executor) {
 	r := &Result{Lab: l}
 	x, err := open(newExec)
 	if err != nil {
 		r.Stopped = fmt.Errorf("%s: %w", l.Path, err)
-		return r
+		return r, nil
 	}
-	defer func() { r.CloseErr = closeExec(x) }()
 	if v, ok := x.(Validator); ok {
 		if err := l.Validate(v); err != nil {
 			r.Stopped = err
-			return r
+			return r, x
 		}
 	}
 	for _, b := range l.Blocks {
 		out, execErr, fatal := execLine(x, b.Command)
 		if fatal != nil {
 			r.Stopped = &SourceError{File: l.Path, Line: b.Line, Err: fatal}
-			return r
+			return r, x
 		}
 		r.Steps = append(r.Steps, StepResult{Block: b, Output: out, Err: execErr, Match: b.Matches(out)})
 	}
-	return r
+	return r, x
 }
 
 // stableTranscript is the transcript with the lines that the lab itself

@@ -65,8 +65,19 @@ func DiskOncePerChapter(disk, memory NewExecutor) func(l *Lab) NewExecutor {
 // stopped). With Rewrite, mismatching labs that ran to the end are rewritten
 // in place ("↻ ...: rewrote N blocks") and labs that did not are refused.
 // It returns the number of labs that failed.
+//
+// A lab's session closes while the next lab runs (a cluster on disk makes
+// its files durable then: fsync waits, the CPU is free), and its line is
+// printed once that close is done, so the lines come in order and each
+// counts the close.
 func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int {
 	failed, rewritten := 0, 0
+	var prev *closingLab
+	finish := func(c *closingLab) {
+		c.r.CloseErr = <-c.done
+		f, rw := reportLab(w, c.r, opt)
+		failed, rewritten = failed+f, rewritten+rw
+	}
 	for _, l := range list {
 		x := newExec
 		if opt.ExecutorFor != nil {
@@ -74,37 +85,21 @@ func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int 
 				x = e
 			}
 		}
-		r := Run(l, x)
-		steps := plural(l.Steps(), "step")
-		switch {
-		case r.OK():
-			fmt.Fprintf(w, "✓ %s (%s)\n", l.Name(), steps)
-		case opt.Rewrite && r.Complete() && r.CloseErr == nil:
-			if err := rewriteLab(r, opt.Write); err != nil {
-				failed++
-				fmt.Fprintf(w, "✗ %s (%s): not rewritten\n%v\n", l.Name(), steps, err)
-				continue
-			}
-			rewritten++
-			fmt.Fprintf(w, "↻ %s (%s): rewrote %s; review the diff before you commit it\n", l.Name(), steps, plural(r.Mismatches(), "block"))
-		case opt.Rewrite:
-			failed++
-			_, _, err := Rewrite(r)
-			if err == nil {
-				err = r.Err()
-			}
-			fmt.Fprintf(w, "✗ %s (%s)\n%v\n", l.Name(), steps, err)
-		default:
-			failed++
-			what := "stopped"
-			if r.Complete() {
-				what = plural(r.Mismatches(), "block") + " differ"
-				if r.Mismatches() == 1 {
-					what = "1 block differs"
-				}
-			}
-			fmt.Fprintf(w, "✗ %s (%s, %s)\n%v\n", l.Name(), steps, what, r.Err())
+		r, open := runOpen(l, x)
+		if prev != nil {
+			finish(prev) // one close at a time
 		}
+		prev = &closingLab{r: r, done: make(chan error, 1)}
+		go func(c *closingLab) {
+			if open == nil {
+				c.done <- nil
+				return
+			}
+			c.done <- closeExec(open)
+		}(prev)
+	}
+	if prev != nil {
+		finish(prev)
 	}
 	if len(list) > 1 {
 		fmt.Fprintf(w, "\n%s: %d passed", plural(len(list), "lab"), len(list)-failed-rewritten)
@@ -114,6 +109,48 @@ func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int 
 		fmt.Fprintf(w, ", %d failed\n", failed)
 	}
 	return failed
+}
+
+// closingLab is a lab that has run and whose session is closing.
+type closingLab struct {
+	r    *Result
+	done chan error // the close's error
+}
+
+// reportLab prints a lab's line (rewriting it when asked) and returns
+// whether it failed and whether it was rewritten (0 or 1 each).
+func reportLab(w io.Writer, r *Result, opt RunOptions) (failed, rewritten int) {
+	l := r.Lab
+	steps := plural(l.Steps(), "step")
+	switch {
+	case r.OK():
+		fmt.Fprintf(w, "✓ %s (%s)\n", l.Name(), steps)
+	case opt.Rewrite && r.Complete() && r.CloseErr == nil:
+		if err := rewriteLab(r, opt.Write); err != nil {
+			fmt.Fprintf(w, "✗ %s (%s): not rewritten\n%v\n", l.Name(), steps, err)
+			return 1, 0
+		}
+		fmt.Fprintf(w, "↻ %s (%s): rewrote %s; review the diff before you commit it\n", l.Name(), steps, plural(r.Mismatches(), "block"))
+		return 0, 1
+	case opt.Rewrite:
+		_, _, err := Rewrite(r)
+		if err == nil {
+			err = r.Err()
+		}
+		fmt.Fprintf(w, "✗ %s (%s)\n%v\n", l.Name(), steps, err)
+		return 1, 0
+	default:
+		what := "stopped"
+		if r.Complete() {
+			what = plural(r.Mismatches(), "block") + " differ"
+			if r.Mismatches() == 1 {
+				what = "1 block differs"
+			}
+		}
+		fmt.Fprintf(w, "✗ %s (%s, %s)\n%v\n", l.Name(), steps, what, r.Err())
+		return 1, 0
+	}
+	return 0, 0
 }
 
 func rewriteLab(r *Result, write func(*Lab, []byte) error) error {

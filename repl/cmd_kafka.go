@@ -74,6 +74,28 @@ type kafkaListening struct {
 	// inProgress counts client requests the listener has read and not
 	// answered; kclient's settle step reads it.
 	inProgress atomic.Int64
+	// sentNoAnswer counts the acks=0 produces kclient has written to this
+	// listener, servedNoAnswer those the listener has served (nothing
+	// comes back for them), lostNoAnswer those settleKafka gave up
+	// waiting for (owned by the session's goroutine).
+	sentNoAnswer, servedNoAnswer atomic.Int64
+	lostNoAnswer                 int64
+}
+
+// unreadNoAnswer is the number of acks=0 produces written to the listener
+// and not yet served.
+func (k *kafkaListening) unreadNoAnswer() int64 {
+	return k.sentNoAnswer.Load() - k.servedNoAnswer.Load() - k.lostNoAnswer
+}
+
+// ownAddr reports whether addr is one of the listener's addresses.
+func (k *kafkaListening) ownAddr(addr string) bool {
+	for _, a := range k.addrs {
+		if a == addr {
+			return true
+		}
+	}
+	return false
 }
 
 // kafkaEvent is a listener or kclient line in the session's event backlog,
@@ -181,6 +203,7 @@ func runKafkaListen(s *Session, w io.Writer, a *Args) error {
 		}
 	}
 	k := &kafkaListening{trace: trace, level: kafkawire.LevelData}
+	wake := s.settleWake()
 	if trace == "all" {
 		k.level = kafkawire.LevelChatter
 	}
@@ -189,6 +212,7 @@ func runKafkaListen(s *Session, w io.Writer, a *Args) error {
 		Cluster:   func() *engine.Cluster { return s.cluster },
 		AfterRequest: func(*engine.Cluster) {
 			s.peekEvents()
+			wake.poke()
 		},
 		Trace: func(e kafkawire.Event) {
 			if trace == "off" || e.Level > k.level {
@@ -198,6 +222,7 @@ func runKafkaListen(s *Session, w io.Writer, a *Args) error {
 			s.backlog = append(s.backlog, kafkaEvent{kind: "kafka_request", Line: e.String()})
 		},
 		InProgress: &k.inProgress,
+		Unanswered: &k.servedNoAnswer,
 	})
 	if err != nil {
 		return kerr.State("cannot listen on %s: %v", addr, err)

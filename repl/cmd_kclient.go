@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -172,7 +173,11 @@ func runKclientProduce(s *Session, w io.Writer, a *Args) error {
 	if partition >= 0 {
 		mode += "|manual"
 	}
-	cl, err := kc.producer(bootstrap, mode)
+	var sent0 *atomic.Int64
+	if k := s.kafka; k != nil && k.ownAddr(bootstrap) {
+		sent0 = &k.sentNoAnswer
+	}
+	cl, err := kc.producer(bootstrap, mode, sent0)
 	if err != nil {
 		return err
 	}
@@ -187,7 +192,7 @@ func runKclientProduce(s *Session, w io.Writer, a *Args) error {
 	what := fmt.Sprintf("produce %s", topicName)
 	cl.Produce(ctx, r, func(r *kgo.Record, err error) {
 		defer cancel()
-		defer kc.pending.Add(-1)
+		defer kc.finished()
 		line := ""
 		if err != nil {
 			line = fmt.Sprintf("kclient: %s failed: %v", what, err)
@@ -434,10 +439,18 @@ func kafkaErr(code int16) error {
 	return fmt.Errorf("error code %d", code)
 }
 
+// kclientHeartbeat is how often a kclient member heartbeats. A member
+// learns that its group is rebalancing (another member joined or left)
+// only from a heartbeat's answer, so this is how long a join or a leave
+// waits for the others, half of it on average. At trace=all every
+// heartbeat is a line: fifty a second per member.
+const kclientHeartbeat = 20 * time.Millisecond
+
 // groupSettled waits until every kclient member of group has been given its
 // partitions in the generation the engine's group is Stable at.
 func (s *Session) groupSettled(group string) error {
 	deadline := time.Now().Add(settleLimit)
+	wake := s.settleWake()
 	for time.Now().Before(deadline) {
 		var gen int32
 		stable := false
@@ -453,9 +466,11 @@ func (s *Session) groupSettled(group string) error {
 		})
 		all := stable
 		for _, m := range s.kc.membersOf(group) {
-			_, g := m.client.GroupMetadata()
+			// The member has taken its partitions of this generation:
+			// kgo knows the generation from JoinGroup, before SyncGroup
+			// answers and its partitions are handed over.
 			m.mu.Lock()
-			settled := m.assigns > 0 && g == gen
+			settled := m.assigns > 0 && m.assignedGen == gen
 			m.mu.Unlock()
 			all = all && settled
 		}
@@ -472,7 +487,7 @@ func (s *Session) groupSettled(group string) error {
 			s.settleKafka()
 			return nil
 		}
-		time.Sleep(10 * time.Millisecond)
+		wake.wait(settleIdle)
 	}
 	return kerr.New(kerr.RequestTimedOut, "group %s did not settle within %v", group, settleLimit)
 }
@@ -547,19 +562,21 @@ func runKclientJoin(s *Session, w io.Writer, a *Args) error {
 			if add {
 				cl.PauseFetchTopics(m.topics...)
 				m.assigns++
+				_, m.assignedGen = cl.GroupMetadata()
 			}
+			kc.wake.poke()
 		}
 	}
 	opts := append(kc.baseOpts(bootstrap, name),
 		kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...),
 		kgo.Balancers(kgo.RangeBalancer()),
-		kgo.HeartbeatInterval(100*time.Millisecond),
+		kgo.HeartbeatInterval(kclientHeartbeat),
 		kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.OnPartitionsAssigned(track(true)),
 		kgo.OnPartitionsRevoked(track(false)),
 		kgo.OnPartitionsLost(track(false)))
-	cl, err := kc.newClient(false, opts...)
+	cl, err := kc.newClient(false, nil, opts...)
 	if err != nil {
 		return kerr.Argument("%v", err)
 	}

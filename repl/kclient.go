@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +28,9 @@ type kclients struct {
 	lines []string
 
 	pending atomic.Int64 // operations not finished
+	// wake is poked when a request is written or answered and when an
+	// operation finishes (the session's settle signal).
+	wake settleSignal
 	// counters count each live client's requests written and not yet
 	// answered (a closed client's are dropped with it).
 	counters map[*kgo.Client]*atomic.Int64
@@ -45,10 +47,12 @@ func (k *kclients) outstanding() int64 {
 	return n
 }
 
-// newClient creates a client whose requests are counted.
-func (k *kclients) newClient(acks0 bool, opts ...kgo.Opt) (*kgo.Client, error) {
+// newClient creates a client whose requests are counted. sent0, when not
+// nil, counts the acks=0 produces it writes (to this session's listener).
+func (k *kclients) newClient(acks0 bool, sent0 *atomic.Int64, opts ...kgo.Opt) (*kgo.Client, error) {
 	counter := &atomic.Int64{}
-	cl, err := kgo.NewClient(append(opts, kgo.WithHooks(requestHooks{n: counter, acks0: acks0}))...)
+	hooks := requestHooks{n: counter, acks0: acks0, sent0: sent0, wake: k.wake}
+	cl, err := kgo.NewClient(append(opts, kgo.WithHooks(hooks))...)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +60,12 @@ func (k *kclients) newClient(acks0 bool, opts ...kgo.Opt) (*kgo.Client, error) {
 	k.counters[cl] = counter
 	k.mu.Unlock()
 	return cl, nil
+}
+
+// finished ends an operation counted in pending.
+func (k *kclients) finished() {
+	k.pending.Add(-1)
+	k.wake.poke()
 }
 
 // closeClient closes a counted client and forgets its requests.
@@ -75,29 +85,42 @@ type kmember struct {
 	mu      sync.Mutex
 	owned   []string // assigned partitions, sorted
 	assigns int      // assignments received
+	// assignedGen is the generation of the last assignment received.
+	assignedGen int32
 	// pos is where each owned partition's next poll starts; committed
 	// what was last committed there.
 	pos, committed map[string]int64
 }
 
 // requestHooks counts a client's requests in flight: written and not yet
-// answered. acks=0 produce requests are never answered, so they are not
-// counted.
+// answered. acks=0 produce requests are never answered, so they are
+// counted apart (sent0), to be matched with the listener's count of those
+// it served. Every write and read wakes settleKafka.
 type requestHooks struct {
 	n     *atomic.Int64
 	acks0 bool
+	sent0 *atomic.Int64
+	wake  settleSignal
 }
 
 func (h requestHooks) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
-	if err == nil && !(h.acks0 && key == 0) {
+	switch {
+	case err != nil:
+	case h.acks0 && key == 0:
+		if h.sent0 != nil {
+			h.sent0.Add(1)
+		}
+	default:
 		h.n.Add(1)
 	}
+	h.wake.poke()
 }
 
 func (h requestHooks) OnBrokerRead(_ kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
 	if !(h.acks0 && key == 0) {
 		h.n.Add(-1)
 	}
+	h.wake.poke()
 }
 
 // kclientTimeout bounds every kclient operation.
@@ -132,7 +155,8 @@ func (s *Session) bootstrap(a *Args) (string, error) {
 
 func (s *Session) kclientState() *kclients {
 	if s.kc == nil {
-		s.kc = &kclients{producers: map[string]*kgo.Client{}, members: map[string]*kmember{}, counters: map[*kgo.Client]*atomic.Int64{}}
+		s.kc = &kclients{producers: map[string]*kgo.Client{}, members: map[string]*kmember{},
+			counters: map[*kgo.Client]*atomic.Int64{}, wake: s.settleWake()}
 	}
 	return s.kc
 }
@@ -143,15 +167,32 @@ func (k *kclients) baseOpts(bootstrap, clientID string) []kgo.Opt {
 	return []kgo.Opt{
 		kgo.SeedBrokers(bootstrap),
 		kgo.ClientID(clientID),
-		kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond }),
-		kgo.MetadataMinAge(50 * time.Millisecond),
+		kgo.RetryBackoffFn(retryBackoff),
+		kgo.MetadataMinAge(10 * time.Millisecond), // kgo's least
 		kgo.RequestTimeoutOverhead(5 * time.Second),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	}
 }
 
-// producer returns the session's producer for bootstrap and acks.
-func (k *kclients) producer(bootstrap, acks string) (*kgo.Client, error) {
+// retryBackoff is how long a kclient waits before its retry number tries
+// (from 1): 5 ms, doubling up to 50 ms. A retry on the teaching cluster
+// waits for nothing but the client itself (the listener answers from the
+// engine's state at once), so the first comes fast; the doubling keeps a
+// client that cannot get through (a partition without a leader) from
+// asking hundreds of times a second.
+func retryBackoff(tries int) time.Duration {
+	return min(retryBackoffFirst<<min(max(tries-1, 0), 4), retryBackoffMax)
+}
+
+const (
+	retryBackoffFirst = 5 * time.Millisecond
+	retryBackoffMax   = 50 * time.Millisecond
+)
+
+// producer returns the session's producer for bootstrap and acks; sent0
+// counts its acks=0 produces (nil: bootstrap is not this session's
+// listener).
+func (k *kclients) producer(bootstrap, acks string, sent0 *atomic.Int64) (*kgo.Client, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	key := bootstrap + "|" + acks
@@ -167,12 +208,14 @@ func (k *kclients) producer(bootstrap, acks string) (*kgo.Client, error) {
 	default:
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
 	}
-	opts = append(opts, kgo.RecordDeliveryTimeout(kclientTimeout))
+	// No linger: each produce command sends one record, and the settle
+	// step waits for it to be sent, so lingering only delays it.
+	opts = append(opts, kgo.RecordDeliveryTimeout(kclientTimeout), kgo.ProducerLinger(0))
 	if strings.HasSuffix(acks, "|manual") {
 		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	}
 	k.mu.Unlock()
-	cl, err := k.newClient(strings.HasPrefix(acks, "0"), opts...)
+	cl, err := k.newClient(strings.HasPrefix(acks, "0"), sent0, opts...)
 	k.mu.Lock()
 	if err != nil {
 		return nil, kerr.Argument("%v", err)
@@ -234,57 +277,6 @@ func (s *Session) takeKclientLines() []string {
 	out := s.kc.lines
 	s.kc.lines = nil
 	return out
-}
-
-// settleKafka waits, after a command, until what real clients do has come
-// to rest: every kclient operation has finished, or every request in
-// flight is parked on the listener (an acks=all produce waiting for
-// replicate, a long-poll fetch), and this stays true for a few polls. So
-// the event lines a command prints do not depend on timing. It gives up
-// after settleLimit (operations then stay pending and report later).
-func (s *Session) settleKafka() {
-	k, kc := s.kafka, s.kc
-	if k == nil && kc == nil {
-		return
-	}
-	deadline := time.Now().Add(settleLimit)
-	if debugSettle {
-		start := time.Now()
-		defer func() { fmt.Fprintf(os.Stderr, "settle: %v\n", time.Since(start)) }()
-	}
-	calm := 0
-	for time.Now().Before(deadline) {
-		if s.quiet(k, kc) {
-			calm++
-			if calm >= 3 {
-				return
-			}
-		} else {
-			calm = 0
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-var debugSettle = os.Getenv("MINIKAFKA_DEBUG_SETTLE") != ""
-
-// settleLimit bounds settleKafka.
-const settleLimit = 10 * time.Second
-
-func (s *Session) quiet(k *kafkaListening, kc *kclients) bool {
-	pending, outstanding := int64(0), int64(0)
-	if kc != nil {
-		pending, outstanding = kc.pending.Load(), kc.outstanding()
-	}
-	if k == nil {
-		return pending == 0
-	}
-	parked := int64(k.srv.Parked())
-	busy := k.inProgress.Load()
-	if busy != parked || outstanding > parked {
-		return false
-	}
-	return pending == 0 || outstanding > 0
 }
 
 // formatRecordLine renders one consumed record.

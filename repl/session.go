@@ -89,6 +89,8 @@ type Session struct {
 	// outside the session: undo and fork do not rebuild them.
 	kafka *kafkaListening
 	kc    *kclients
+	// kwake wakes settleKafka when the listener or a kclient moves.
+	kwake settleSignal
 	// intr carries Interrupt and Stop from the goroutine that gets signals.
 	intr interrupts
 	// exploreFound: the last explore found a schedule (ExploreFound).

@@ -59,6 +59,11 @@ type Options struct {
 	// (parked ones included): with Parked, a REPL can tell that every
 	// request in flight is waiting for something only the learner can do.
 	InProgress *atomic.Int64
+	// Unanswered, when set, counts the requests served that get no
+	// answer (acks=0 produces, served or hung up on), once served: a
+	// client's count of such requests written can be matched against it,
+	// since nothing comes back to tell it they were read.
+	Unanswered *atomic.Int64
 }
 
 // Server serves the Kafka protocol for one cluster on one listener per
@@ -350,12 +355,23 @@ func (s *Server) handleFrame(broker int32, frame []byte) (reply, header) {
 	}); err != nil {
 		return reply{hangUp: true}, h
 	}
+	var rep reply
 	select {
-	case r := <-ch:
-		return r, h
+	case rep = <-ch:
 	case <-s.quit:
-		return reply{hangUp: true}, h
+		rep = reply{hangUp: true}
 	}
+	if n := s.opts.Unanswered; n != nil && unanswered(req) {
+		n.Add(1)
+	}
+	return rep, h
+}
+
+// unanswered reports whether req never gets a response: an acks=0
+// produce.
+func unanswered(req kmsg.Request) bool {
+	p, ok := req.(*kmsg.ProduceRequest)
+	return ok && p.Acks == 0
 }
 
 // traceUnsupported reports a request the listener does not serve; the
