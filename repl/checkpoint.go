@@ -3,7 +3,6 @@ package repl
 import (
 	"io"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/minikafka-lab/minikafka/engine"
@@ -142,14 +141,14 @@ func (s *Session) takeCheckpoint(at int) (checkpoint, error) {
 // directory, as a replay would: on the session's file system without
 // fsync (see replaySession).
 func (cp *checkpoint) restore(s *Session) (*world, error) {
-	dir, err := os.MkdirTemp("", "minikafka-")
-	if err != nil {
-		return nil, kerr.Wrap(kerr.StorageError, err, "create a temporary data directory")
-	}
 	fsys := replayFS(s.opts.FS)
+	dir, err := tempDataDir(fsys)
+	if err != nil {
+		return nil, err
+	}
 	c, err := engine.RestoreOn(cp.snap, fsys, dir)
 	if err != nil {
-		os.RemoveAll(dir)
+		removeTempDataDir(fsys, dir)
 		return nil, err
 	}
 	w := cp.w

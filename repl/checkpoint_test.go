@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -256,5 +257,42 @@ func TestLongSessionsStayWithinTheCheckpointBudget(t *testing.T) {
 	run("undo 3")
 	if got, want := digest(t, s), replayedDigest(t, s); got != want {
 		t.Fatalf("after undo:\n%s", lineDiff(want, got))
+	}
+}
+
+// TestInMemorySessionMakesNoDirectoryOnDisk: a session on an in-memory file
+// system keeps its temporary data directories (the cluster's, a reopened
+// one's, undo's restored worlds') in that file system and removes them
+// there; nothing is created on the disk.
+func TestInMemorySessionMakesNoDirectoryOnDisk(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	fsys := vfs.NewMem()
+	s, err := NewSession(Options{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.tl.cur.every = 1
+	for _, line := range []string{
+		"topic create t partitions=1 rf=2", "produce t value=a", "produce t value=b",
+		"undo", "cluster open brokers=1", "topic create u partitions=1 rf=1", "undo 2",
+	} {
+		var out bytes.Buffer
+		if err := s.Exec(&out, line); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out.String())
+		}
+	}
+	dirs, _ := fsys.ReadDir("/tmp")
+	if len(dirs) == 0 {
+		t.Fatal("no temporary data directory in the in-memory file system")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("an in-memory session made %d entries on the disk: %v", len(left), left[0].Name())
+	}
+	if left, _ := fsys.ReadDir("/tmp"); len(left) != 0 {
+		t.Errorf("the session left %d temporary directories in memory, first %s", len(left), left[0].Name())
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -215,9 +214,9 @@ type openedCluster struct {
 func openCluster(cfg engine.Config, dir string, nowMs int64) (openedCluster, error) {
 	temp := ""
 	if dir == "" {
-		d, err := os.MkdirTemp("", "minikafka-")
+		d, err := tempDataDir(cfg.FS)
 		if err != nil {
-			return openedCluster{}, kerr.Wrap(kerr.StorageError, err, "create a temporary data directory")
+			return openedCluster{}, err
 		}
 		dir, temp = d, d
 	}
@@ -226,7 +225,7 @@ func openCluster(cfg engine.Config, dir string, nowMs int64) (openedCluster, err
 	c, report, err := engine.Open(cfg, clk)
 	if err != nil {
 		if temp != "" {
-			os.RemoveAll(temp)
+			removeTempDataDir(cfg.FS, temp)
 		}
 		return openedCluster{}, err
 	}
@@ -257,7 +256,7 @@ func shut(c *engine.Cluster, temp string) error {
 		err = c.Close()
 	}
 	if temp != "" {
-		if rerr := os.RemoveAll(temp); rerr != nil && err == nil {
+		if rerr := removeTempDataDir(c.FS(), temp); rerr != nil && err == nil {
 			err = rerr
 		}
 	}

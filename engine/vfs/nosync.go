@@ -25,3 +25,16 @@ func (noSync) SyncDir(string) error { return nil }
 type noSyncFile struct{ File }
 
 func (noSyncFile) Sync() error { return nil }
+
+// InMemory reports whether fsys keeps its files in memory: a Mem, possibly
+// behind NoSync. A temporary directory for such a file system need not
+// exist on the disk.
+func InMemory(fsys FS) bool {
+	switch f := fsys.(type) {
+	case *Mem:
+		return true
+	case noSync:
+		return InMemory(f.FS)
+	}
+	return false
+}
