@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -142,8 +143,11 @@ func labRun(env *Env, a *materialArgs, ids []string) int {
 	opt := labs.RunOptions{Rewrite: a.rewrite, Write: writeLab}
 	newExec := newExecutorWith(env, a.settings, sandboxed)
 	if len(list) > 1 {
-		// Many labs: their clusters in memory, one per chapter on disk.
+		// Many labs: their clusters in memory, one per chapter on disk,
+		// one more at a time than there are processors (a lab on disk
+		// waits for fsync at its close).
 		opt.ExecutorFor = labs.DiskOncePerChapter(newExec, newMemoryExecutor(env, a.settings, sandboxed))
+		opt.Parallel = runtime.GOMAXPROCS(0) + 1
 	}
 	if labs.RunLabs(env.Stdout, list, newExec, opt) > 0 {
 		status = 1

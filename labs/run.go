@@ -101,8 +101,14 @@ func Run(l *Lab, newExec NewExecutor) *Result {
 // runOpen is Run without closing the session: it returns the result and
 // the executor the caller must close (nil when none started).
 func runOpen(l *Lab, newExec NewExecutor) (*Result, Executor) {
-	r := &Result{Lab: l}
 	x, err := open(newExec)
+	return runOn(l, x, err)
+}
+
+// runOn is runOpen on an executor already started (or the error starting
+// it gave).
+func runOn(l *Lab, x Executor, err error) (*Result, Executor) {
+	r := &Result{Lab: l}
 	if err != nil {
 		r.Stopped = fmt.Errorf("%s: %w", l.Path, err)
 		return r, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -39,6 +40,9 @@ type RunOptions struct {
 	// ExecutorFor, when set, picks the executor of each lab (see
 	// DiskOncePerChapter); a nil answer is RunLabs' newExec.
 	ExecutorFor func(l *Lab) NewExecutor
+	// Parallel is how many labs run at a time (0 or 1: one after the
+	// other; see RunLabs).
+	Parallel int
 }
 
 // DiskOncePerChapter picks disk for the first lab of each chapter it is
@@ -66,40 +70,47 @@ func DiskOncePerChapter(disk, memory NewExecutor) func(l *Lab) NewExecutor {
 // in place ("↻ ...: rewrote N blocks") and labs that did not are refused.
 // It returns the number of labs that failed.
 //
-// A lab's session closes while the next lab runs (a cluster on disk makes
-// its files durable then: fsync waits, the CPU is free), and its line is
-// printed once that close is done, so the lines come in order and each
-// counts the close.
+// With Parallel > 1 that many labs run side by side, each on its own
+// executor (the executors must then be safe to run concurrently; the
+// sessions are started one after the other, in the list's order, so the
+// NewExecutor and ExecutorFor need not be). A lab's session closes after
+// its last command, while the next labs run (a cluster on disk waits for
+// fsync then, the CPU free), one close at a time; a lab's line is printed
+// once it has run and closed, in the list's order, so the output does not
+// depend on Parallel and each line counts the close.
 func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int {
+	done := make([]chan *Result, len(list))
+	for i := range done {
+		done[i] = make(chan *Result, 1)
+	}
+	go func() {
+		slots := make(chan struct{}, max(opt.Parallel, 1))
+		var closing sync.Mutex
+		for i, l := range list {
+			slots <- struct{}{}
+			newX := newExec
+			if opt.ExecutorFor != nil {
+				if e := opt.ExecutorFor(l); e != nil {
+					newX = e
+				}
+			}
+			x, err := open(newX)
+			go func() {
+				r, open := runOn(l, x, err)
+				<-slots
+				if open != nil {
+					closing.Lock()
+					r.CloseErr = closeExec(open)
+					closing.Unlock()
+				}
+				done[i] <- r
+			}()
+		}
+	}()
 	failed, rewritten := 0, 0
-	var prev *closingLab
-	finish := func(c *closingLab) {
-		c.r.CloseErr = <-c.done
-		f, rw := reportLab(w, c.r, opt)
+	for i := range list {
+		f, rw := reportLab(w, <-done[i], opt)
 		failed, rewritten = failed+f, rewritten+rw
-	}
-	for _, l := range list {
-		x := newExec
-		if opt.ExecutorFor != nil {
-			if e := opt.ExecutorFor(l); e != nil {
-				x = e
-			}
-		}
-		r, open := runOpen(l, x)
-		if prev != nil {
-			finish(prev) // one close at a time
-		}
-		prev = &closingLab{r: r, done: make(chan error, 1)}
-		go func(c *closingLab) {
-			if open == nil {
-				c.done <- nil
-				return
-			}
-			c.done <- closeExec(open)
-		}(prev)
-	}
-	if prev != nil {
-		finish(prev)
 	}
 	if len(list) > 1 {
 		fmt.Fprintf(w, "\n%s: %d passed", plural(len(list), "lab"), len(list)-failed-rewritten)
@@ -109,12 +120,6 @@ func RunLabs(w io.Writer, list []*Lab, newExec NewExecutor, opt RunOptions) int 
 		fmt.Fprintf(w, ", %d failed\n", failed)
 	}
 	return failed
-}
-
-// closingLab is a lab that has run and whose session is closing.
-type closingLab struct {
-	r    *Result
-	done chan error // the close's error
 }
 
 // reportLab prints a lab's line (rewriting it when asked) and returns

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,32 +64,39 @@ func (x *overlapExec) Close() error {
 }
 
 // TestRunLabsClosesWhileTheNextLabRuns: RunLabs closes a lab's session
-// while the next lab runs, one close at a time, and still prints the lines
-// in order, each with its own close's outcome.
+// while the next lab runs (the first lab's close waits until the second lab
+// has started), one at a time or side by side, starts the sessions in the
+// list's order, and prints the lines in order, each with its own close's
+// outcome.
 func TestRunLabsClosesWhileTheNextLabRuns(t *testing.T) {
-	var list []*Lab
-	for i := 1; i <= 3; i++ {
-		list = append(list, mustLab(t, fmt.Sprintf("labs/01-a/0%d-l%d.lab", i, i),
-			fmt.Sprintf("# title: L%d\n# chapter: 1\n\necho lab%d\n----\nlab%d\n", i, i, i)))
-	}
-	log := &closeLog{started: make(chan struct{})}
-	n := 0
-	newExec := func() (Executor, error) {
-		n++
-		return &overlapExec{log: log, n: n}, nil
-	}
-	var out bytes.Buffer
-	if failed := RunLabs(&out, list, newExec, RunOptions{}); failed != 1 {
-		t.Errorf("failed = %d, want 1 (the lab whose close failed)", failed)
-	}
-	want := "✓ 01-01 l1 (1 step)\n" +
-		"✗ 01-02 l2 (1 step, 0 blocks differ)\nlabs/01-a/02-l2.lab: close failed\n" +
-		"✓ 01-03 l3 (1 step)\n\n3 labs: 2 passed, 1 failed\n"
-	if got := out.String(); got != want {
-		t.Errorf("output:\n%s\nwant:\n%s", got, want)
-	}
-	wantEvents := []string{"exec 1", "exec 2", "close 1 after lab 2 started", "exec 3", "close 2", "close 3"}
-	if strings.Join(log.events, "; ") != strings.Join(wantEvents, "; ") {
-		t.Errorf("events: %q\nwant %q", log.events, wantEvents)
+	for _, parallel := range []int{0, 3} {
+		t.Run(fmt.Sprintf("parallel=%d", parallel), func(t *testing.T) {
+			var list []*Lab
+			for i := 1; i <= 3; i++ {
+				list = append(list, mustLab(t, fmt.Sprintf("labs/01-a/0%d-l%d.lab", i, i),
+					fmt.Sprintf("# title: L%d\n# chapter: 1\n\necho lab%d\n----\nlab%d\n", i, i, i)))
+			}
+			log := &closeLog{started: make(chan struct{})}
+			n := 0
+			newExec := func() (Executor, error) {
+				n++ // not locked: RunLabs starts the sessions one after the other
+				return &overlapExec{log: log, n: n}, nil
+			}
+			var out bytes.Buffer
+			if failed := RunLabs(&out, list, newExec, RunOptions{Parallel: parallel}); failed != 1 {
+				t.Errorf("failed = %d, want 1 (the lab whose close failed)", failed)
+			}
+			want := "✓ 01-01 l1 (1 step)\n" +
+				"✗ 01-02 l2 (1 step, 0 blocks differ)\nlabs/01-a/02-l2.lab: close failed\n" +
+				"✓ 01-03 l3 (1 step)\n\n3 labs: 2 passed, 1 failed\n"
+			if got := out.String(); got != want {
+				t.Errorf("output:\n%s\nwant:\n%s", got, want)
+			}
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			if !slices.Contains(log.events, "close 1 after lab 2 started") || len(log.events) != 6 {
+				t.Errorf("events: %q, want 3 execs and 3 closes, the first close after lab 2 started", log.events)
+			}
+		})
 	}
 }
