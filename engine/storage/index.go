@@ -84,15 +84,13 @@ func encodeIndex(dst []byte, base int64, entries []IndexEntry) []byte {
 	return dst
 }
 
-// indexCRC is the CRC-32/IEEE of the index file holding entries
-// (encodeIndex), computed without building the file.
+// indexCRC is the CRC-32/IEEE of the index file holding entries, encoded
+// one entry at a time (encodeIndex) without building the file.
 func indexCRC(base int64, entries []IndexEntry) uint32 {
 	var crc uint32
 	var e [IndexEntrySize]byte
-	for _, x := range entries {
-		binary.BigEndian.PutUint32(e[:], uint32(x.Offset-base))
-		binary.BigEndian.PutUint64(e[4:], uint64(x.Position))
-		crc = crc32.Update(crc, crc32.IEEETable, e[:])
+	for i := range entries {
+		crc = crc32.Update(crc, crc32.IEEETable, encodeIndex(e[:0], base, entries[i:i+1]))
 	}
 	return crc
 }
