@@ -1,10 +1,6 @@
 package repl
 
-import (
-	"fmt"
-	"os"
-	"time"
-)
+import "time"
 
 // settleSignal wakes settleKafka and groupSettled when what they watch
 // may have changed: a kclient request written or answered, an operation
@@ -67,8 +63,6 @@ const (
 	noAnswerGrace = 200 * time.Millisecond
 )
 
-var debugSettle = os.Getenv("MINIKAFKA_DEBUG_SETTLE") != ""
-
 // settleKafka waits, after a command, until what real clients do has come
 // to rest: every kclient operation has finished, or every request in
 // flight is parked on the listener (an acks=all produce waiting for
@@ -85,13 +79,9 @@ func (s *Session) settleKafka() {
 	if k == nil && kc == nil {
 		return
 	}
-	start := time.Now()
-	if debugSettle {
-		defer func() { fmt.Fprintf(os.Stderr, "settle: %v\n", time.Since(start)) }()
-	}
 	wake := s.settleWake()
 	wake.drain() // wake-ups from before the command are news no more
-	deadline := start.Add(settleLimit)
+	deadline := time.Now().Add(settleLimit)
 	var unreadSince time.Time
 	calm := 0
 	for {
