@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync/atomic"
 
@@ -19,29 +21,36 @@ var memTempSeq atomic.Uint64
 // touches the disk makes no directory there (the labs' clusters, undo's
 // restored worlds).
 func tempDataDir(fsys vfs.FS) (string, error) {
-	if fsys == nil || !vfs.InMemory(fsys) {
+	wrap := func(err error) error {
+		return kerr.Wrap(kerr.StorageError, err, "create a temporary data directory")
+	}
+	if !vfs.InMemory(fsys) {
 		d, err := os.MkdirTemp("", "minikafka-")
 		if err != nil {
-			return "", kerr.Wrap(kerr.StorageError, err, "create a temporary data directory")
+			return "", wrap(err)
 		}
 		return d, nil
 	}
+	if err := fsys.MkdirAll("/tmp", 0o755); err != nil {
+		return "", wrap(err)
+	}
 	for {
 		d := fmt.Sprintf("/tmp/minikafka-mem-%d", memTempSeq.Add(1))
-		err := fsys.MkdirAll(d, 0o755)
-		if err != nil {
-			return "", kerr.Wrap(kerr.StorageError, err, "create a temporary data directory")
-		}
-		if entries, err := fsys.ReadDir(d); err == nil && len(entries) == 0 {
+		err := fsys.Mkdir(d, 0o755)
+		if err == nil {
 			return d, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", wrap(err)
 		}
 	}
 }
 
-// removeTempDataDir removes a directory tempDataDir made on fsys.
+// removeTempDataDir removes a directory tempDataDir made on fsys (nil is
+// the disk).
 func removeTempDataDir(fsys vfs.FS, dir string) error {
-	if fsys == nil || !vfs.InMemory(fsys) {
-		return os.RemoveAll(dir)
+	if fsys == nil {
+		fsys = vfs.OS
 	}
 	return fsys.RemoveAll(dir)
 }
