@@ -3,7 +3,6 @@ package engine_test
 import (
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -13,17 +12,8 @@ import (
 	"github.com/minikafka-lab/minikafka/engine/record"
 	"github.com/minikafka-lab/minikafka/engine/storage"
 	"github.com/minikafka-lab/minikafka/engine/vfs"
+	"github.com/minikafka-lab/minikafka/tools/bench"
 )
-
-// cpuTime is the CPU time the process used so far (user and system, every
-// thread: the garbage collector's work counts).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportCPU reports the CPU time per operation since start (cpu-ns/op): on
 // a shared machine it moves less than the elapsed time.
@@ -156,4 +146,11 @@ func BenchmarkReadCommittedAfterTransactions(b *testing.B) {
 			}
 		})
 	}
+}
+
+// cpuTime is the CPU time the process used so far (bench.ProcessCPU; 0
+// where the system cannot tell).
+func cpuTime() time.Duration {
+	d, _ := bench.ProcessCPU()
+	return d
 }

@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"github.com/minikafka-lab/minikafka/tools/bench"
 	"os"
 	"strconv"
 	"syscall"
@@ -71,14 +72,11 @@ func TestSnapshotsVersusReplay(t *testing.T) {
 		rs/rr, cr.Seconds()/cs.Seconds())
 }
 
-// cpuTime is the CPU time the process has used (user and system, every
-// thread): on a shared machine, a steadier measure than the wall clock.
+// cpuTime is the CPU time the process has used (bench.ProcessCPU): on a
+// shared machine, a steadier measure than the wall clock.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := bench.ProcessCPU()
+	return d
 }
 
 // peakRSS is the process's peak resident set size in MiB (Linux reports

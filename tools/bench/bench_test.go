@@ -38,7 +38,7 @@ func TestWorkloadsTiny(t *testing.T) {
 		"go.group_join.m1000.seconds", "go.group_join.m1000.joins_per_s",
 		"go.read_committed.t3000.fetch100_s", "go.read_uncommitted.t3000.fetch100_s", "go.read_committed_over_plain.t3000.fetch100.time_ratio",
 	}
-	if _, ok := processCPU(); ok {
+	if _, ok := ProcessCPU(); ok {
 		// The producer workload's CPU figures come right after its others.
 		at := slices.Index(want, "go.producer.b512.alloc_bytes_per_record") + 1
 		want = slices.Insert(want, at, "go.producer.b512.cpu_ns_per_record", "go.producer.client_over_log.b512.cpu_ratio")

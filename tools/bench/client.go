@@ -137,7 +137,7 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 		{Name: fmt.Sprintf("go.producer.client_over_log.b%d.time_ratio", b), Value: client.Seconds() / max(bare, time.Nanosecond).Seconds(), Unit: UnitRatio},
 		{Name: fmt.Sprintf("go.producer.b%d.alloc_bytes_per_record", b), Value: perRecord, Unit: UnitBytes},
 	}
-	if _, ok := processCPU(); ok {
+	if _, ok := ProcessCPU(); ok {
 		figs = append(figs,
 			Figure{Name: fmt.Sprintf("go.producer.b%d.cpu_ns_per_record", b), Value: float64(clientCPU.Nanoseconds()) / float64(n), Unit: UnitNanoseconds},
 			Figure{Name: fmt.Sprintf("go.producer.client_over_log.b%d.cpu_ratio", b), Value: clientCPU.Seconds() / max(bareCPU, time.Nanosecond).Seconds(), Unit: UnitRatio})
@@ -148,9 +148,9 @@ func runProducer(dir string, o Options) ([]Figure, error) {
 // cpuSince starts counting the process's CPU time: the function it returns
 // gives the CPU time used since (0 where it cannot be read).
 func cpuSince() func() time.Duration {
-	start, _ := processCPU()
+	start, _ := ProcessCPU()
 	return func() time.Duration {
-		now, _ := processCPU()
+		now, _ := ProcessCPU()
 		return now - start
 	}
 }

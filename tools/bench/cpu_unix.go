@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time the process used so far, user and system,
+// ProcessCPU is the CPU time the process used so far, user and system,
 // every thread (the garbage collector's work counts), and true.
-func processCPU() (time.Duration, bool) {
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
